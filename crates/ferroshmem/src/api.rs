@@ -1,0 +1,359 @@
+//! The safe Rust API.
+//!
+//! Memory model: symmetric memory is shared with other processes that may write it at any time
+//! (puts, atomics). So this API never hands out `&[T]` or `&mut [T]` into symmetric memory:
+//! local elements are read and written by value ([`SymSlice::read`], [`SymSlice::write`]), remote
+//! ones by put/get/atomics taking a PE number. Ordering between PEs comes from barriers, quiet,
+//! atomics and waits, as in OpenSHMEM; a plain local read that races with a remote put sees
+//! either value or a mix of them for larger types, never undefined behaviour in the process.
+#![allow(unsafe_code)]
+
+use std::marker::PhantomData;
+
+use crate::atomic::{self, AmoOp};
+use crate::error::{Error, Result};
+use crate::p2p::{self, Cmp, SignalOp, SyncWord};
+use crate::rma;
+use crate::runtime::{self, InitOptions, Runtime, ThreadLevel};
+
+/// Plain data that may live in symmetric memory and be copied byte-wise between PEs.
+///
+/// # Safety
+/// Every bit pattern written by another PE must be a valid value: implement only for plain
+/// integer/float data without pointers or padding invariants.
+pub unsafe trait Symmetric: Copy + Send + Sync + 'static {}
+
+macro_rules! symmetric {
+    ($($t:ty),*) => {$(
+        // SAFETY: primitive numbers: every bit pattern is a valid value.
+        unsafe impl Symmetric for $t {}
+    )*};
+}
+symmetric!(i8, u8, i16, u16, i32, u32, i64, u64, i128, u128, isize, usize, f32, f64);
+// SAFETY: arrays of plain data are plain data.
+unsafe impl<T: Symmetric, const N: usize> Symmetric for [T; N] {}
+
+/// Handle to the running OpenSHMEM job. Cheap to copy; every PE gets one from [`Shmem::init`].
+#[derive(Debug, Clone, Copy)]
+pub struct Shmem {
+    rt: &'static Runtime,
+}
+
+impl Shmem {
+    /// Starts (collectively) or joins the job. A program not started by `oshrun` is one PE.
+    pub fn init() -> Result<Shmem> {
+        Ok(Shmem { rt: runtime::init(InitOptions::default())? })
+    }
+
+    /// Starts the job requesting a thread level; returns the level provided (always `Multiple`).
+    pub fn init_thread(_requested: ThreadLevel) -> Result<(Shmem, ThreadLevel)> {
+        Ok((Self::init()?, ThreadLevel::Multiple))
+    }
+
+    /// The runtime behind this handle (for the C ABI and advanced use).
+    pub fn runtime(&self) -> &'static Runtime {
+        self.rt
+    }
+
+    /// This PE's number in the world team.
+    pub fn my_pe(&self) -> usize {
+        self.rt.my_pe
+    }
+
+    /// Number of PEs in the job.
+    pub fn n_pes(&self) -> usize {
+        self.rt.n_pes
+    }
+
+    /// Barrier over all PEs, completing every earlier memory operation.
+    pub fn barrier_all(&self) {
+        self.rt.barrier_all()
+    }
+
+    /// Synchronises all PEs (same as `barrier_all` on shared memory, where quiet is a fence).
+    pub fn sync_all(&self) {
+        self.rt.barrier_all()
+    }
+
+    /// Completes this PE's outstanding puts and atomics.
+    pub fn quiet(&self) {
+        self.rt.quiet()
+    }
+
+    /// Orders this PE's puts to each PE.
+    pub fn fence(&self) {
+        self.rt.quiet()
+    }
+
+    /// Collectively allocates `len` zeroed elements on every PE. Every PE must call it with the
+    /// same `len` at the same point of the program.
+    pub fn alloc<T: Symmetric>(&self, len: usize) -> Result<SymSlice<T>> {
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| Error::invalid("Shmem::alloc", "len", format!("{len} elements overflow")))?;
+        let addr = self.rt.sym_alloc_zeroed("Shmem::alloc", bytes.max(1), std::mem::align_of::<T>())?;
+        Ok(SymSlice { addr, len, rt: self.rt, _t: PhantomData })
+    }
+
+    /// Ends the job on every PE with `status` (shmem_global_exit).
+    pub fn global_exit(&self, status: i32) -> ! {
+        self.rt.global_exit(status)
+    }
+
+    /// Collective end of OpenSHMEM use on this PE.
+    pub fn finalize(self) {
+        self.rt.finalize()
+    }
+}
+
+/// `len` elements of `T` at the same symmetric address on every PE.
+///
+/// Dropping releases the block on this PE without synchronising (Drop must not block). As with
+/// `shmem_free`, every PE must release it at the same point of program order; use
+/// [`SymSlice::free`] to also wait until no PE still uses it.
+#[derive(Debug)]
+pub struct SymSlice<T: Symmetric> {
+    addr: usize,
+    len: usize,
+    rt: &'static Runtime,
+    _t: PhantomData<T>,
+}
+
+impl<T: Symmetric> SymSlice<T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Local address of the first element (for interoperation with raw routines).
+    pub fn as_ptr(&self) -> *mut T {
+        self.addr as *mut T
+    }
+
+    fn check(&self, routine: &'static str, offset: usize, count: usize) -> Result<()> {
+        if offset.checked_add(count).is_none_or(|end| end > self.len) {
+            return Err(Error::invalid(routine, "offset", format!("elements {offset}..{} exceed length {}", offset.saturating_add(count), self.len)));
+        }
+        Ok(())
+    }
+
+    fn elem(&self, offset: usize) -> *mut T {
+        (self.addr + offset * std::mem::size_of::<T>()) as *mut T
+    }
+
+    /// Reads local element `i`.
+    pub fn read(&self, i: usize) -> Result<T> {
+        self.check("SymSlice::read", i, 1)?;
+        // SAFETY: in bounds of our live block; volatile because other PEs may write it.
+        Ok(unsafe { std::ptr::read_volatile(self.elem(i)) })
+    }
+
+    /// Writes local element `i`.
+    pub fn write(&self, i: usize, value: T) -> Result<()> {
+        self.check("SymSlice::write", i, 1)?;
+        // SAFETY: in bounds of our live block; volatile because other PEs may read it.
+        unsafe { std::ptr::write_volatile(self.elem(i), value) };
+        Ok(())
+    }
+
+    /// Copies the local elements out.
+    pub fn to_vec(&self) -> Vec<T> {
+        // SAFETY: every index is in bounds of our live block.
+        (0..self.len).map(|i| unsafe { std::ptr::read_volatile(self.elem(i)) }).collect()
+    }
+
+    /// Puts `src` into elements `offset..` of this object on `pe`.
+    pub fn put(&self, pe: usize, offset: usize, src: &[T]) -> Result<()> {
+        self.check("SymSlice::put", offset, src.len())?;
+        // SAFETY: src is a valid slice; the destination range is checked by rma::put.
+        unsafe {
+            rma::put(self.rt, "SymSlice::put", self.elem(offset).cast(), src.as_ptr().cast(), std::mem::size_of_val(src), pe as i64)
+        }
+    }
+
+    /// Gets elements `offset..offset + dst.len()` of this object on `pe` into `dst`.
+    pub fn get(&self, pe: usize, offset: usize, dst: &mut [T]) -> Result<()> {
+        self.check("SymSlice::get", offset, dst.len())?;
+        // SAFETY: dst is a valid mutable slice; the source range is checked by rma::get.
+        unsafe {
+            rma::get(self.rt, "SymSlice::get", dst.as_mut_ptr().cast(), self.elem(offset).cast(), std::mem::size_of_val(dst), pe as i64)
+        }
+    }
+
+    /// Writes one element on `pe` (shmem_p).
+    pub fn p(&self, pe: usize, i: usize, value: T) -> Result<()> {
+        self.put(pe, i, std::slice::from_ref(&value))
+    }
+
+    /// Reads one element on `pe` (shmem_g).
+    pub fn g(&self, pe: usize, i: usize) -> Result<T> {
+        self.check("SymSlice::g", i, 1)?;
+        let mut v = std::mem::MaybeUninit::<T>::uninit();
+        // SAFETY: v is writable for one T; rma::get checks the source; all bit patterns of a
+        // Symmetric type are valid, so the value is initialised after the copy.
+        unsafe {
+            rma::get(self.rt, "SymSlice::g", v.as_mut_ptr().cast(), self.elem(i).cast(), std::mem::size_of::<T>(), pe as i64)?;
+            Ok(v.assume_init())
+        }
+    }
+
+    /// Address of element `i` on `pe`, mapped in this process (shmem_ptr).
+    pub fn ptr(&self, pe: usize, i: usize) -> Result<*mut T> {
+        self.check("SymSlice::ptr", i, 1)?;
+        let pe = self.rt.check_pe("SymSlice::ptr", pe as i64)?;
+        Ok(rma::ptr(self.rt, self.elem(i) as usize, pe as i64) as *mut T)
+    }
+
+    /// Collective free: waits until every PE is done with it.
+    pub fn free(self) -> Result<()> {
+        let me = std::mem::ManuallyDrop::new(self);
+        me.rt.sym_free("SymSlice::free", me.addr)
+    }
+}
+
+impl<T: Symmetric> Drop for SymSlice<T> {
+    fn drop(&mut self) {
+        let _ = self.rt.release("SymSlice::drop", self.addr);
+    }
+}
+
+/// Types that support atomic memory operations (32- and 64-bit integers).
+pub trait AtomicValue: Symmetric + SyncWord {
+    #[doc(hidden)]
+    type Word: atomic::AmoWord;
+    #[doc(hidden)]
+    fn to_word(self) -> Self::Word;
+    #[doc(hidden)]
+    fn from_word(w: Self::Word) -> Self;
+}
+
+macro_rules! atomic_value {
+    ($($t:ty => $w:ty),*) => {$(
+        impl AtomicValue for $t {
+            type Word = $w;
+            fn to_word(self) -> $w { self as $w }
+            fn from_word(w: $w) -> Self { w as $t }
+        }
+    )*};
+}
+atomic_value!(i32 => u32, u32 => u32, i64 => u64, u64 => u64);
+
+impl<T: AtomicValue> SymSlice<T> {
+    fn amo(&self, routine: &'static str, pe: usize, i: usize, op: AmoOp<T::Word>) -> Result<T> {
+        self.check(routine, i, 1)?;
+        // SAFETY: the element is in bounds; amo checks symmetry, the PE and alignment.
+        unsafe { atomic::amo(self.rt, routine, self.elem(i) as *const T::Word, pe as i64, op) }.map(T::from_word)
+    }
+
+    /// Atomically reads element `i` on `pe`.
+    pub fn atomic_fetch(&self, pe: usize, i: usize) -> Result<T> {
+        self.amo("SymSlice::atomic_fetch", pe, i, AmoOp::Fetch)
+    }
+    /// Atomically sets element `i` on `pe`.
+    pub fn atomic_set(&self, pe: usize, i: usize, v: T) -> Result<()> {
+        self.amo("SymSlice::atomic_set", pe, i, AmoOp::Set(v.to_word())).map(|_| ())
+    }
+    /// Atomically swaps; returns the old value.
+    pub fn atomic_swap(&self, pe: usize, i: usize, v: T) -> Result<T> {
+        self.amo("SymSlice::atomic_swap", pe, i, AmoOp::Swap(v.to_word()))
+    }
+    /// Atomically replaces `cond` by `v`; returns the old value.
+    pub fn atomic_compare_swap(&self, pe: usize, i: usize, cond: T, v: T) -> Result<T> {
+        self.amo("SymSlice::atomic_compare_swap", pe, i, AmoOp::CompareSwap { cond: cond.to_word(), value: v.to_word() })
+    }
+    /// Atomically adds (wrapping); returns the old value.
+    pub fn atomic_fetch_add(&self, pe: usize, i: usize, v: T) -> Result<T> {
+        self.amo("SymSlice::atomic_fetch_add", pe, i, AmoOp::FetchAdd(v.to_word()))
+    }
+    /// Atomic bitwise and; returns the old value.
+    pub fn atomic_fetch_and(&self, pe: usize, i: usize, v: T) -> Result<T> {
+        self.amo("SymSlice::atomic_fetch_and", pe, i, AmoOp::FetchAnd(v.to_word()))
+    }
+    /// Atomic bitwise or; returns the old value.
+    pub fn atomic_fetch_or(&self, pe: usize, i: usize, v: T) -> Result<T> {
+        self.amo("SymSlice::atomic_fetch_or", pe, i, AmoOp::FetchOr(v.to_word()))
+    }
+    /// Atomic bitwise xor; returns the old value.
+    pub fn atomic_fetch_xor(&self, pe: usize, i: usize, v: T) -> Result<T> {
+        self.amo("SymSlice::atomic_fetch_xor", pe, i, AmoOp::FetchXor(v.to_word()))
+    }
+
+    /// Waits until local element `i` compares `cmp` to `value` (shmem_wait_until).
+    pub fn wait_until(&self, i: usize, cmp: Cmp, value: T) -> Result<()> {
+        self.check("SymSlice::wait_until", i, 1)?;
+        // SAFETY: the element is live for the wait (we hold the slice).
+        unsafe { p2p::wait_until(self.rt, "SymSlice::wait_until", self.elem(i) as *const T, cmp, value) }
+    }
+
+    /// Whether local element `i` compares `cmp` to `value` now (shmem_test).
+    pub fn test(&self, i: usize, cmp: Cmp, value: T) -> Result<bool> {
+        self.check("SymSlice::test", i, 1)?;
+        // SAFETY: as above.
+        unsafe { p2p::test(self.rt, "SymSlice::test", self.elem(i) as *const T, cmp, value) }
+    }
+}
+
+impl<T: Symmetric> SymSlice<T> {
+    /// Puts `src` at `offset` on `pe`, then updates `signal[sig_index]` there (shmem_put_signal).
+    pub fn put_signal(&self, pe: usize, offset: usize, src: &[T], signal: &SymSlice<u64>, sig_index: usize, value: u64, op: SignalOp) -> Result<()> {
+        self.check("SymSlice::put_signal", offset, src.len())?;
+        signal.check("SymSlice::put_signal", sig_index, 1)?;
+        // SAFETY: src is a valid slice; both destinations are checked by put_signal.
+        unsafe {
+            p2p::put_signal(
+                self.rt,
+                "SymSlice::put_signal",
+                self.elem(offset).cast(),
+                src.as_ptr().cast(),
+                std::mem::size_of_val(src),
+                signal.elem(sig_index),
+                value,
+                op,
+                pe as i64,
+            )
+        }
+    }
+}
+
+/// A distributed lock on a symmetric word (shmem_set_lock and friends).
+#[derive(Debug)]
+pub struct Lock {
+    word: SymSlice<i64>,
+}
+
+impl Lock {
+    /// Collectively creates a lock.
+    pub fn new(shmem: &Shmem) -> Result<Lock> {
+        Ok(Lock { word: shmem.alloc(1)? })
+    }
+    /// Blocks until this PE holds the lock; returns a guard that releases it.
+    pub fn lock(&self) -> Result<LockGuard<'_>> {
+        p2p::set_lock(self.word.rt, self.word.as_ptr())?;
+        Ok(LockGuard { lock: self })
+    }
+    /// Takes the lock if it is free.
+    pub fn try_lock(&self) -> Result<Option<LockGuard<'_>>> {
+        Ok(p2p::test_lock(self.word.rt, self.word.as_ptr())?.then_some(LockGuard { lock: self }))
+    }
+}
+
+/// Holds a [`Lock`]; releases it when dropped.
+#[derive(Debug)]
+pub struct LockGuard<'a> {
+    lock: &'a Lock,
+}
+
+impl Drop for LockGuard<'_> {
+    fn drop(&mut self) {
+        let _ = p2p::clear_lock(self.lock.word.rt, self.lock.word.as_ptr());
+    }
+}
+
+pub use crate::p2p::Cmp as Compare;
+pub use crate::p2p::SignalOp as Signal;
+pub use crate::runtime::ThreadLevel as Threads;

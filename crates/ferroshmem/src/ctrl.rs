@@ -1,0 +1,73 @@
+//! Per-PE control blocks in the job file: the doorbell that sleeping waiters listen on, and the
+//! team slots (synchronisation words for each team a PE belongs to).
+#![allow(unsafe_code)]
+
+use std::sync::atomic::{AtomicU32, AtomicU64};
+
+use crate::job::{Layout, CTRL_FIXED, SLOT_BYTES};
+
+/// Words of one team slot.
+pub const SLOT_WORDS: usize = SLOT_BYTES / 8;
+
+/// The fixed head of a PE's control block. Hot words sit on their own cache lines.
+#[repr(C, align(64))]
+#[derive(Debug)]
+pub struct PeCtrl {
+    /// Bumped (then futex-woken) by any writer that finds `sleepers` nonzero.
+    pub doorbell: AtomicU32,
+    /// Number of threads (of any PE) asleep waiting for this PE's memory to change.
+    pub sleepers: AtomicU32,
+    _pad: [u8; 56],
+    /// Process id of the PE, for diagnostics.
+    pub pid: AtomicU32,
+}
+
+/// One team slot on one PE: words written by the team's other members.
+#[repr(C, align(64))]
+#[derive(Debug)]
+pub struct TeamSlot {
+    pub words: [AtomicU64; SLOT_WORDS],
+}
+
+const _: () = assert!(std::mem::size_of::<PeCtrl>() <= CTRL_FIXED);
+const _: () = assert!(std::mem::size_of::<TeamSlot>() == SLOT_BYTES);
+
+/// Addresses of every PE's control block inside this process's mapping of the job file.
+#[derive(Debug, Clone, Copy)]
+pub struct CtrlTable {
+    base: *mut u8,
+    layout: Layout,
+}
+
+// SAFETY: the table only hands out references to atomics in shared memory.
+unsafe impl Send for CtrlTable {}
+// SAFETY: as above.
+unsafe impl Sync for CtrlTable {}
+
+impl CtrlTable {
+    /// `base` is where file offset 0 is mapped; the mapping covers every control block and
+    /// outlives the table (the runtime never unmaps it).
+    pub fn new(base: *mut u8, layout: Layout) -> Self {
+        CtrlTable { base, layout }
+    }
+
+    /// PE `pe`'s control block head.
+    #[inline]
+    pub fn pe(&self, pe: usize) -> &PeCtrl {
+        debug_assert!(pe < self.layout.n_pes);
+        // SAFETY: the offset lies inside the mapped control region (pe < n_pes), is 64-byte
+        // aligned (page-aligned blocks), and the block holds only atomics.
+        unsafe { &*(self.base.add(self.layout.ctrl_offset(pe)) as *const PeCtrl) }
+    }
+
+    /// Team slot `slot` on PE `pe`.
+    #[inline]
+    pub fn slot(&self, pe: usize, slot: usize) -> &TeamSlot {
+        debug_assert!(pe < self.layout.n_pes && slot < self.layout.team_slots);
+        // SAFETY: slots follow the fixed head inside the PE's block; `slot < team_slots` keeps
+        // the offset inside ctrl_stride. Only atomics live there.
+        unsafe {
+            &*(self.base.add(self.layout.ctrl_offset(pe) + CTRL_FIXED + slot * SLOT_BYTES) as *const TeamSlot)
+        }
+    }
+}

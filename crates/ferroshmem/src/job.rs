@@ -1,0 +1,349 @@
+//! The job file: one memfd per job holding every PE's control block and symmetric heap, and
+//! (appended at init) every PE's copy of the program's static data.
+//!
+//! `oshrun` creates the file and writes the [`JobHeader`]; each PE inherits the descriptor
+//! (its number is in `FERROSHMEM_JOB_FD`) and maps it. A program started without `oshrun`
+//! creates a one-PE job file itself. The file is sparse: only pages that are touched cost memory,
+//! and it vanishes with the last process that holds it, so nothing is left in /dev/shm.
+//!
+//! Layout (offsets in the file):
+//! ```text
+//! 0               JobHeader (one page)
+//! CTRL_BASE       PE 0 control block, PE 1 control block, ...   (ctrl_stride each)
+//! heap_base       PE 0 heap, PE 1 heap, ...                     (heap_size each)
+//! static_base     PE 0 static data, PE 1 static data, ...       (sized at init by each PE)
+//! ```
+#![allow(unsafe_code)]
+
+use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use rustix::fs::{ftruncate, memfd_create, MemfdFlags};
+use rustix::mm::{mmap, munmap, MapFlags, ProtFlags};
+
+use crate::error::{Error, Result};
+
+/// Environment variable through which oshrun passes the job file descriptor.
+pub const ENV_JOB_FD: &str = "FERROSHMEM_JOB_FD";
+/// Environment variable through which oshrun passes the PE number.
+pub const ENV_PE: &str = "FERROSHMEM_PE";
+/// Environment variable that sizes each PE's symmetric heap (`512M`, `2G`, `65536`, ...).
+pub const ENV_SYMMETRIC_SIZE: &str = "SHMEM_SYMMETRIC_SIZE";
+/// Environment variable that sets how many team slots each PE has (teams it can belong to at once).
+pub const ENV_TEAM_SLOTS: &str = "SHMEMX_TEAM_SLOTS";
+/// Default symmetric heap per PE: address space only; pages are allocated when touched.
+pub const DEFAULT_HEAP_SIZE: usize = 512 << 20;
+/// Default number of team slots per PE.
+pub const DEFAULT_TEAM_SLOTS: usize = 8192;
+
+const MAGIC: u64 = 0x4645_5252_4f53_484d; // "FERROSHM"
+const LAYOUT_VERSION: u32 = 1;
+/// Granule of the big regions: a huge-page multiple keeps heaps well aligned.
+const REGION_ALIGN: usize = 2 << 20;
+/// Page size assumed for mapping granularity (checked at runtime against sysconf).
+pub const PAGE: usize = 4096;
+/// Offset of the first PE control block.
+pub const CTRL_BASE: usize = PAGE;
+/// Bytes of a team slot: the synchronisation words one team needs on each of its PEs.
+pub const SLOT_BYTES: usize = 512;
+/// Bytes at the start of each control block before the team slots.
+pub const CTRL_FIXED: usize = 4096;
+
+/// Parses sizes like `512M`, `2G`, `64k`, `1048576` (binary multiples).
+pub fn parse_size(text: &str) -> Option<usize> {
+    let t = text.trim();
+    let (digits, mult) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        None => (t, 1usize),
+        Some((i, _)) => {
+            let unit = t[i..].trim().to_ascii_uppercase();
+            let unit = unit.trim_end_matches('B').trim_end_matches('I');
+            let mult = match unit {
+                "" => 1usize,
+                "K" => 1 << 10,
+                "M" => 1 << 20,
+                "G" => 1 << 30,
+                "T" => 1 << 40,
+                _ => return None,
+            };
+            (&t[..i], mult)
+        }
+    };
+    let n: usize = digits.parse().ok()?;
+    n.checked_mul(mult)
+}
+
+/// Rounds `x` up to a multiple of `to` (a power of two).
+pub const fn round_up(x: usize, to: usize) -> usize {
+    (x + to - 1) & !(to - 1)
+}
+
+/// The first page of the job file. Written once by the creator, then read-only but for the
+/// atomics, which any PE or the launcher may touch.
+#[repr(C)]
+#[derive(Debug)]
+pub struct JobHeader {
+    magic: u64,
+    layout_version: u32,
+    n_pes: u32,
+    heap_size: u64,
+    team_slots: u64,
+    ctrl_stride: u64,
+    heap_base: u64,
+    /// `shmem_global_exit`: bit 63 set means requested; bits 32..62 the PE; bits 0..31 the status.
+    exit_request: AtomicU64,
+    /// PEs that completed initialisation (diagnostics).
+    initialized: AtomicU32,
+}
+
+/// Geometry of a job file, derived from the header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub n_pes: usize,
+    pub heap_size: usize,
+    pub team_slots: usize,
+    pub ctrl_stride: usize,
+    pub heap_base: usize,
+}
+
+impl Layout {
+    /// Computes the layout for `n_pes` PEs with `heap_size` bytes of heap and `team_slots` slots each.
+    pub fn new(n_pes: usize, heap_size: usize, team_slots: usize) -> Result<Self> {
+        if n_pes == 0 || n_pes > (1 << 24) {
+            return Err(Error::Bootstrap(format!("unsupported number of PEs: {n_pes}")));
+        }
+        let heap_size = round_up(heap_size.max(REGION_ALIGN), REGION_ALIGN);
+        let ctrl_stride = round_up(CTRL_FIXED + team_slots * SLOT_BYTES, PAGE);
+        let heap_base = round_up(CTRL_BASE + n_pes * ctrl_stride, REGION_ALIGN);
+        Ok(Layout { n_pes, heap_size, team_slots, ctrl_stride, heap_base })
+    }
+
+    /// Offset of PE `pe`'s control block.
+    pub fn ctrl_offset(&self, pe: usize) -> usize {
+        CTRL_BASE + pe * self.ctrl_stride
+    }
+
+    /// First byte after all heaps: where the static-data copies begin.
+    pub fn static_base(&self) -> usize {
+        self.heap_base + self.n_pes * self.heap_size
+    }
+
+    /// Bytes of the file before the static-data copies.
+    pub fn fixed_len(&self) -> usize {
+        self.static_base()
+    }
+}
+
+/// An open job file: the descriptor and its layout.
+#[derive(Debug)]
+pub struct JobFile {
+    fd: OwnedFd,
+    layout: Layout,
+}
+
+impl JobFile {
+    /// Creates a new job file for `layout` and writes its header. Used by oshrun, and by a
+    /// program started without oshrun. The descriptor is inheritable (no CLOEXEC) so that
+    /// children started by oshrun receive it.
+    pub fn create(layout: Layout) -> Result<Self> {
+        let fd = memfd_create("ferroshmem-job", MemfdFlags::empty())
+            .map_err(|e| Error::Bootstrap(format!("memfd_create: {e}")))?;
+        ftruncate(&fd, layout.fixed_len() as u64)
+            .map_err(|e| Error::Bootstrap(format!("sizing the job file: {e}")))?;
+        let file = JobFile { fd, layout };
+        let header = file.map_header()?;
+        // SAFETY: the header page was just mapped read-write and nobody else has the file yet.
+        unsafe {
+            let h = header.ptr as *mut JobHeader;
+            (*h).magic = MAGIC;
+            (*h).layout_version = LAYOUT_VERSION;
+            (*h).n_pes = layout.n_pes as u32;
+            (*h).heap_size = layout.heap_size as u64;
+            (*h).team_slots = layout.team_slots as u64;
+            (*h).ctrl_stride = layout.ctrl_stride as u64;
+            (*h).heap_base = layout.heap_base as u64;
+        }
+        Ok(file)
+    }
+
+    /// Opens the job file whose descriptor was inherited as `raw_fd`, checking its header.
+    pub fn from_inherited(raw_fd: RawFd) -> Result<Self> {
+        // SAFETY: oshrun passed this descriptor number for exactly this purpose; we take
+        // ownership of it once, at init, and nothing else in the process uses it.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw_fd) };
+        rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::CLOEXEC)
+            .map_err(|e| Error::Bootstrap(format!("job file descriptor {raw_fd} is not open ({e}); was the program started by oshrun?")))?;
+        let probe = JobFile { fd, layout: Layout::new(1, 0, 0)? };
+        let header = probe.map_header()?;
+        // SAFETY: the header page is mapped and was fully written by the creator before it
+        // started any PE; the plain fields are never written again.
+        let (magic, version, layout) = unsafe {
+            let h = &*(header.ptr as *const JobHeader);
+            (
+                h.magic,
+                h.layout_version,
+                Layout {
+                    n_pes: h.n_pes as usize,
+                    heap_size: h.heap_size as usize,
+                    team_slots: h.team_slots as usize,
+                    ctrl_stride: h.ctrl_stride as usize,
+                    heap_base: h.heap_base as usize,
+                },
+            )
+        };
+        if magic != MAGIC || version != LAYOUT_VERSION {
+            return Err(Error::Bootstrap(format!(
+                "descriptor {raw_fd} is not a ferroshmem job file of this version (oshrun and the library differ?)"
+            )));
+        }
+        Ok(JobFile { fd: probe.fd, layout })
+    }
+
+    /// The file's layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The descriptor (for mapping, and for oshrun to pass on).
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    /// Clears CLOEXEC so that a child started with exec inherits the descriptor.
+    pub fn make_inheritable(&self) -> Result<()> {
+        rustix::io::fcntl_setfd(&self.fd, rustix::io::FdFlags::empty())
+            .map_err(|e| Error::Bootstrap(format!("fcntl: {e}")))
+    }
+
+    /// Maps the header page (for the launcher, which needs only the exit request).
+    pub fn map_header(&self) -> Result<Mapping> {
+        Mapping::shared(self.fd(), 0, PAGE)
+    }
+
+    /// Grows the file to at least `len` bytes. Every PE computes the same length, so racing
+    /// calls only ever grow it.
+    pub fn ensure_len(&self, len: usize) -> Result<()> {
+        let st = rustix::fs::fstat(&self.fd).map_err(|e| Error::Bootstrap(format!("fstat: {e}")))?;
+        if (st.st_size as usize) < len {
+            ftruncate(&self.fd, len as u64).map_err(|e| Error::Bootstrap(format!("growing the job file: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// A shared mapping of part of the job file, unmapped on drop.
+#[derive(Debug)]
+pub struct Mapping {
+    pub ptr: *mut u8,
+    pub len: usize,
+}
+
+// SAFETY: the mapping is plain shared memory; all access through it is by raw pointers or atomics.
+unsafe impl Send for Mapping {}
+// SAFETY: as above.
+unsafe impl Sync for Mapping {}
+
+impl Mapping {
+    /// Maps `len` bytes at `offset` of `fd`, shared and read-write, anywhere.
+    pub fn shared(fd: BorrowedFd<'_>, offset: usize, len: usize) -> Result<Self> {
+        // SAFETY: a fresh mapping at an address the kernel picks aliases no Rust object.
+        let ptr = unsafe {
+            mmap(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED | MapFlags::NORESERVE,
+                fd,
+                offset as u64,
+            )
+        }
+        .map_err(|e| Error::Bootstrap(format!("mmap of {len} bytes of the job file: {e}")))?;
+        Ok(Mapping { ptr: ptr.cast(), len })
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: we own this mapping; callers stop using the pointer before dropping it.
+        let _ = unsafe { munmap(self.ptr.cast(), self.len) };
+    }
+}
+
+/// Read access to the header through a mapping of the job file that starts at offset 0.
+pub struct HeaderView<'a> {
+    header: &'a JobHeader,
+}
+
+impl std::fmt::Debug for HeaderView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeaderView").field("exit_request", &self.exit_request()).finish()
+    }
+}
+
+/// A PE's request to end the job (`shmem_global_exit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExitRequest {
+    pub pe: usize,
+    pub status: i32,
+}
+
+impl<'a> HeaderView<'a> {
+    /// Views the header at the start of `mapping`.
+    pub fn new(mapping: &'a Mapping) -> Self {
+        // SAFETY: every mapping passed here starts at file offset 0, where the header lives,
+        // and is at least a page long; the header is only mutated through its atomics.
+        HeaderView { header: unsafe { &*(mapping.ptr as *const JobHeader) } }
+    }
+
+    /// Records a global exit; the first request wins. Returns whether this one was recorded.
+    pub fn request_exit(&self, pe: usize, status: i32) -> bool {
+        let word = (1u64 << 63) | ((pe as u64 & 0x7fff_ffff) << 32) | (status as u32 as u64);
+        self.header.exit_request.compare_exchange(0, word, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+    }
+
+    /// The recorded global exit, if any.
+    pub fn exit_request(&self) -> Option<ExitRequest> {
+        let word = self.header.exit_request.load(Ordering::SeqCst);
+        (word >> 63 == 1).then(|| ExitRequest { pe: ((word >> 32) & 0x7fff_ffff) as usize, status: word as u32 as i32 })
+    }
+
+    /// Counts a PE that finished init.
+    pub fn mark_initialized(&self) {
+        self.header.initialized.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(parse_size("512M"), Some(512 << 20));
+        assert_eq!(parse_size("2G"), Some(2 << 30));
+        assert_eq!(parse_size("64k"), Some(64 << 10));
+        assert_eq!(parse_size("1MiB"), Some(1 << 20));
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("12Q"), None);
+        assert_eq!(parse_size(""), None);
+    }
+
+    #[test]
+    fn layout_regions_do_not_overlap() {
+        let l = Layout::new(12, 100 << 20, 4096).unwrap();
+        assert!(l.ctrl_offset(11) + l.ctrl_stride <= l.heap_base);
+        assert_eq!(l.heap_base % REGION_ALIGN, 0);
+        assert_eq!(l.heap_size % REGION_ALIGN, 0);
+        assert!(l.heap_size >= 100 << 20);
+    }
+
+    #[test]
+    fn exit_request_round_trips_and_first_wins() {
+        let f = JobFile::create(Layout::new(2, 0, 1).unwrap()).unwrap();
+        let m = f.map_header().unwrap();
+        let h = HeaderView::new(&m);
+        assert_eq!(h.exit_request(), None);
+        assert!(h.request_exit(1, 3));
+        assert!(!h.request_exit(0, 9));
+        assert_eq!(h.exit_request(), Some(ExitRequest { pe: 1, status: 3 }));
+    }
+}

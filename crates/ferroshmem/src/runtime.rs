@@ -1,0 +1,432 @@
+//! The per-process runtime: who we are, where every PE's memory is mapped, and the world barrier.
+#![allow(unsafe_code)]
+
+use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use crate::ctrl::CtrlTable;
+use crate::error::{Error, Result};
+use crate::heap::SymHeap;
+use crate::job::{self, HeaderView, JobFile, Layout, Mapping};
+use crate::static_data::{self, SharedStatics};
+use crate::wait::{self, WaitPolicy};
+
+/// Thread support levels, as in the specification (values match `SHMEM_THREAD_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(i32)]
+pub enum ThreadLevel {
+    Single = 0,
+    Funneled = 1,
+    Serialized = 2,
+    Multiple = 3,
+}
+
+/// How to start the runtime.
+#[derive(Debug, Clone, Copy)]
+pub struct InitOptions {
+    /// Move the main executable's writable data into shared memory (what C programs need).
+    pub share_statics: bool,
+    /// Requested thread level; ferroshmem always provides `Multiple`.
+    pub thread_level: ThreadLevel,
+}
+
+impl Default for InitOptions {
+    fn default() -> Self {
+        InitOptions { share_statics: false, thread_level: ThreadLevel::Multiple }
+    }
+}
+
+/// Team slot used by the world team's synchronisation.
+pub const WORLD_SLOT: usize = 0;
+/// Words of a team slot used by the dissemination sync (one per round: up to 2^32 PEs).
+pub const SYNC_ROUNDS: usize = 32;
+
+/// Everything a PE knows about the job. Lives for the rest of the process once initialised.
+#[derive(Debug)]
+pub struct Runtime {
+    pub my_pe: usize,
+    pub n_pes: usize,
+    pub layout: Layout,
+    pub ctrl: CtrlTable,
+    pub wait: WaitPolicy,
+    /// Where PE 0's heap is mapped here; PE i's is `heaps + i * heap_size`.
+    heaps: usize,
+    heap_size: usize,
+    my_heap: usize,
+    static_start: usize,
+    static_len: usize,
+    static_bases: Vec<usize>,
+    allocator: Mutex<SymHeap>,
+    world_epoch: AtomicU64,
+    finalized: AtomicBool,
+    pub debug: bool,
+    job: JobFile,
+    map: Mapping,
+    _statics: Option<SharedStatics>,
+}
+
+static RUNTIME: AtomicPtr<Runtime> = AtomicPtr::new(std::ptr::null_mut());
+static INIT_LOCK: Mutex<()> = Mutex::new(());
+
+/// The running runtime, or `NotInitialized` naming `routine`.
+#[inline]
+pub fn runtime(routine: &'static str) -> Result<&'static Runtime> {
+    let p = RUNTIME.load(Ordering::Acquire);
+    if p.is_null() {
+        return Err(Error::NotInitialized { routine });
+    }
+    // SAFETY: a non-null pointer was published by `init` from a leaked Box and is never freed.
+    let rt = unsafe { &*p };
+    if rt.finalized.load(Ordering::Relaxed) {
+        return Err(Error::NotInitialized { routine });
+    }
+    Ok(rt)
+}
+
+/// Whether init has run and finalize has not.
+pub fn is_initialized() -> bool {
+    runtime("").is_ok()
+}
+
+/// Starts the runtime (collective over all PEs), or returns the one already running.
+pub fn init(options: InitOptions) -> Result<&'static Runtime> {
+    let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let existing = RUNTIME.load(Ordering::Acquire);
+    if !existing.is_null() {
+        // SAFETY: see `runtime`.
+        let rt = unsafe { &*existing };
+        if rt.finalized.load(Ordering::Relaxed) {
+            return Err(Error::Bootstrap("shmem_init after shmem_finalize is not supported".into()));
+        }
+        return Ok(rt);
+    }
+    let rt = Box::leak(Box::new(Runtime::start(options)?));
+    RUNTIME.store(rt, Ordering::Release);
+    rt.barrier_all();
+    Ok(rt)
+}
+
+fn env_usize(name: &str) -> Result<Option<usize>> {
+    match std::env::var(name) {
+        Err(_) => Ok(None),
+        Ok(v) => job::parse_size(&v)
+            .map(Some)
+            .ok_or_else(|| Error::Bootstrap(format!("{name}={v:?} is not a size (examples: 65536, 512M, 2G)"))),
+    }
+}
+
+/// Reads the job file and PE number that oshrun passed, or makes a one-PE job.
+fn attach_job() -> Result<(JobFile, usize)> {
+    match std::env::var(job::ENV_JOB_FD) {
+        Ok(fd_text) => {
+            let fd: i32 = fd_text
+                .parse()
+                .map_err(|_| Error::Bootstrap(format!("{}={fd_text:?} is not a descriptor", job::ENV_JOB_FD)))?;
+            let pe: usize = std::env::var(job::ENV_PE)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| Error::Bootstrap(format!("{} is missing or not a number", job::ENV_PE)))?;
+            // Children of this PE (if it runs programs) must not think they are PEs of this job.
+            std::env::remove_var(job::ENV_JOB_FD);
+            let file = JobFile::from_inherited(fd)?;
+            if pe >= file.layout().n_pes {
+                return Err(Error::Bootstrap(format!("PE {pe} but the job has {} PEs", file.layout().n_pes)));
+            }
+            Ok((file, pe))
+        }
+        Err(_) => {
+            let heap = env_usize(job::ENV_SYMMETRIC_SIZE)?.unwrap_or(job::DEFAULT_HEAP_SIZE);
+            let slots = env_usize(job::ENV_TEAM_SLOTS)?.unwrap_or(job::DEFAULT_TEAM_SLOTS);
+            let file = JobFile::create(Layout::new(1, heap, slots)?)?;
+            rustix::io::fcntl_setfd(file.fd(), rustix::io::FdFlags::CLOEXEC)
+                .map_err(|e| Error::Bootstrap(format!("fcntl: {e}")))?;
+            Ok((file, 0))
+        }
+    }
+}
+
+impl Runtime {
+    fn start(options: InitOptions) -> Result<Self> {
+        let (job, my_pe) = attach_job()?;
+        let layout = job.layout();
+        let map = Mapping::shared(job.fd(), 0, layout.fixed_len())?;
+        let base = map.ptr;
+        let ctrl = CtrlTable::new(base, layout);
+        ctrl.pe(my_pe).pid.store(std::process::id(), Ordering::Relaxed);
+        let statics = if options.share_statics {
+            match static_data::find_main_segment() {
+                Some(seg) => Some(SharedStatics::share(&job, my_pe, seg)?),
+                None => None,
+            }
+        } else {
+            None
+        };
+        let heaps = base as usize + layout.heap_base;
+        let debug = std::env::var("SHMEM_DEBUG").is_ok_and(|v| !v.is_empty() && v != "0");
+        let (static_start, static_len, static_bases) = match &statics {
+            Some(s) => (s.segment.start, s.segment.len, s.bases.clone()),
+            None => (0, 0, Vec::new()),
+        };
+        HeaderView::new(&map).mark_initialized();
+        Ok(Runtime {
+            my_pe,
+            n_pes: layout.n_pes,
+            layout,
+            ctrl,
+            wait: WaitPolicy::for_job(layout.n_pes),
+            heaps,
+            heap_size: layout.heap_size,
+            my_heap: heaps + my_pe * layout.heap_size,
+            static_start,
+            static_len,
+            static_bases,
+            allocator: Mutex::new(SymHeap::new(layout.heap_size)),
+            world_epoch: AtomicU64::new(0),
+            finalized: AtomicBool::new(false),
+            debug,
+            job,
+            map,
+            _statics: statics,
+        })
+    }
+
+    /// Checks a PE number against the world.
+    #[inline]
+    pub fn check_pe(&self, routine: &'static str, pe: i64) -> Result<usize> {
+        if pe >= 0 && (pe as u64) < self.n_pes as u64 {
+            Ok(pe as usize)
+        } else {
+            Err(Error::InvalidPe { routine, pe, n_pes: self.n_pes })
+        }
+    }
+
+    /// Address on PE `pe` (mapped in this process) of the symmetric object at local `addr`, if
+    /// all `len` bytes of it are symmetric. `pe` must already be checked.
+    #[inline]
+    pub fn remote_addr(&self, addr: usize, len: usize, pe: usize) -> Option<usize> {
+        let off = addr.wrapping_sub(self.my_heap);
+        if off < self.heap_size && len <= self.heap_size - off {
+            return Some(self.heaps + pe * self.heap_size + off);
+        }
+        let off = addr.wrapping_sub(self.static_start);
+        if off < self.static_len && len <= self.static_len - off {
+            return Some(self.static_bases[pe] + off);
+        }
+        // A zero-length access at the very end of a region is harmless.
+        if len == 0 && (addr == self.my_heap + self.heap_size || addr == self.static_start + self.static_len) {
+            return Some(addr);
+        }
+        None
+    }
+
+    /// [`Self::remote_addr`] with both checks, for one routine.
+    #[inline]
+    pub fn translate(&self, routine: &'static str, addr: usize, len: usize, pe: i64) -> Result<usize> {
+        let pe = self.check_pe(routine, pe)?;
+        self.remote_addr(addr, len, pe).ok_or(Error::NotSymmetric { routine, addr, len })
+    }
+
+    /// Whether `addr` is a symmetric address (heap or static data).
+    pub fn is_symmetric(&self, addr: usize) -> bool {
+        self.remote_addr(addr, 1, self.my_pe).is_some()
+    }
+
+    /// Start of this PE's symmetric heap.
+    pub fn heap_start(&self) -> usize {
+        self.my_heap
+    }
+
+    /// Bytes of each PE's symmetric heap.
+    pub fn heap_size(&self) -> usize {
+        self.heap_size
+    }
+
+    /// This PE's static range made symmetric (empty for programs that did not ask for it).
+    pub fn static_range(&self) -> (usize, usize) {
+        (self.static_start, self.static_len)
+    }
+
+    /// Tells waiters on `pe`'s memory that it changed.
+    #[inline]
+    pub fn notify(&self, pe: usize) {
+        wait::notify(self.ctrl.pe(pe));
+    }
+
+    /// Waits until `ready()`; `owner` is the PE whose memory it reads.
+    #[inline]
+    pub fn wait_until(&self, owner: usize, ready: impl FnMut() -> bool) {
+        wait::wait_until(&self.wait, self.ctrl.pe(owner), ready)
+    }
+
+    /// Dissemination sync over `n` members, where this PE is member `me` and `member(i)` is the
+    /// world PE of member i, using team slot `slot`. `epoch` counts the team's syncs (from 1).
+    pub fn dissemination_sync(&self, slot: usize, n: usize, me: usize, member: impl Fn(usize) -> usize, epoch: u64) {
+        let mut dist = 1usize;
+        let mut round = 0usize;
+        let my_slot = self.ctrl.slot(self.my_pe, slot);
+        while dist < n {
+            let to = member((me + dist) % n);
+            self.ctrl.slot(to, slot).words[round].store(epoch, Ordering::Release);
+            self.notify(to);
+            let flag = &my_slot.words[round];
+            self.wait_until(self.my_pe, || flag.load(Ordering::Acquire) >= epoch);
+            dist <<= 1;
+            round += 1;
+        }
+        if n == 1 {
+            fence(Ordering::SeqCst);
+        }
+    }
+
+    /// Waits until every PE has arrived; orders all earlier memory operations before any later
+    /// ones on every PE (shmem_barrier_all / shmem_sync_all on shared memory).
+    pub fn barrier_all(&self) {
+        let epoch = self.world_epoch.fetch_add(1, Ordering::Relaxed) + 1;
+        self.dissemination_sync(WORLD_SLOT, self.n_pes, self.my_pe, |i| i, epoch);
+    }
+
+    /// Completes all outstanding memory operations (shmem_quiet / shmem_fence): on shared
+    /// memory every store has been issued already; a full fence makes them globally visible.
+    #[inline]
+    pub fn quiet(&self) {
+        fence(Ordering::SeqCst);
+    }
+
+    /// Symmetric allocation: same size on every PE gives the same offset everywhere. Collective:
+    /// ends with a barrier so that no PE uses the block before every PE has it.
+    pub fn sym_alloc(&self, routine: &'static str, size: usize, align: usize) -> Result<Option<usize>> {
+        if size == 0 {
+            self.barrier_all();
+            return Ok(None);
+        }
+        if !align.is_power_of_two() {
+            return Err(Error::invalid(routine, "alignment", format!("{align} is not a power of two")));
+        }
+        let result = {
+            let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+            heap.alloc(size, align).map(|off| self.my_heap + off).ok_or_else(|| Error::OutOfMemory {
+                routine,
+                size,
+                free: heap.free_bytes(),
+                capacity: heap.capacity(),
+            })
+        };
+        self.barrier_all();
+        result.map(Some)
+    }
+
+    /// [`Self::sym_alloc`] that zeroes the block before the closing barrier.
+    pub fn sym_alloc_zeroed(&self, routine: &'static str, size: usize, align: usize) -> Result<usize> {
+        let addr = {
+            let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+            heap.alloc(size, align).map(|off| self.my_heap + off).ok_or_else(|| Error::OutOfMemory {
+                routine,
+                size,
+                free: heap.free_bytes(),
+                capacity: heap.capacity(),
+            })
+        };
+        if let Ok(a) = addr {
+            // SAFETY: a fresh live block of `size` bytes in our mapped heap; no PE can address it
+            // before the barrier below.
+            unsafe { std::ptr::write_bytes(a as *mut u8, 0, size) };
+        }
+        self.barrier_all();
+        addr
+    }
+
+    /// Collective free: a barrier first, so no PE still reads the block, then the bookkeeping.
+    pub fn sym_free(&self, routine: &'static str, addr: usize) -> Result<()> {
+        self.barrier_all();
+        self.release(routine, addr)
+    }
+
+    /// The bookkeeping of a free, without the barrier.
+    pub fn release(&self, routine: &'static str, addr: usize) -> Result<()> {
+        let off = addr.wrapping_sub(self.my_heap);
+        let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+        if off < self.heap_size && heap.free(off) {
+            Ok(())
+        } else {
+            Err(Error::InvalidFree { routine, addr })
+        }
+    }
+
+    /// Collective realloc; returns the new address (which may equal the old one).
+    pub fn sym_realloc(&self, routine: &'static str, addr: usize, size: usize) -> Result<Option<usize>> {
+        if addr == 0 {
+            return self.sym_alloc(routine, size, 1);
+        }
+        if size == 0 {
+            self.sym_free(routine, addr)?;
+            return Ok(None);
+        }
+        // Everyone must be done with the old block before it moves.
+        self.barrier_all();
+        let off = addr.wrapping_sub(self.my_heap);
+        let result = {
+            let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+            match (off < self.heap_size).then(|| heap.block_len(off)).flatten() {
+                None => Err(Error::InvalidFree { routine, addr }),
+                Some(_) if heap.resize_in_place(off, size) => Ok(addr),
+                Some(old_len) => match heap.alloc(size, 1) {
+                    None => Err(Error::OutOfMemory { routine, size, free: heap.free_bytes(), capacity: heap.capacity() }),
+                    Some(new_off) => {
+                        let new = self.my_heap + new_off;
+                        // SAFETY: both blocks lie in our mapped heap and are distinct live
+                        // blocks; nobody else touches them between the barriers.
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(addr as *const u8, new as *mut u8, old_len.min(size))
+                        };
+                        heap.free(off);
+                        Ok(new)
+                    }
+                },
+            }
+        };
+        self.barrier_all();
+        result.map(Some)
+    }
+
+    /// (capacity, free bytes, live blocks) of this PE's symmetric heap.
+    pub fn heap_usage(&self) -> (usize, usize, usize) {
+        let heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+        (heap.capacity(), heap.free_bytes(), heap.live_blocks())
+    }
+
+    /// Collective end of the OpenSHMEM part of the program.
+    pub fn finalize(&self) {
+        self.barrier_all();
+        self.finalized.store(true, Ordering::SeqCst);
+    }
+
+    /// Ends the whole job with `status` (shmem_global_exit): recorded for oshrun, which stops
+    /// the other PEs, then this process exits (running atexit handlers, flushing stdio).
+    pub fn global_exit(&self, status: i32) -> ! {
+        HeaderView::new(&self.map).request_exit(self.my_pe, status);
+        std::process::exit(status)
+    }
+
+    /// The job file (for diagnostics and the launcher tests).
+    pub fn job(&self) -> &JobFile {
+        &self.job
+    }
+}
+
+/// Status with which a PE ends the job after an error it cannot return to the caller.
+pub const ERROR_EXIT_STATUS: i32 = 255;
+
+/// Reports `err` on stderr, naming this PE, and ends the job. For C routines that return
+/// nothing: the specification leaves their bad input undefined, and we prefer a clear stop.
+#[cold]
+pub fn fatal(err: &Error) -> ! {
+    let p = RUNTIME.load(Ordering::Acquire);
+    if p.is_null() {
+        eprintln!("ferroshmem: {err}");
+        std::process::exit(ERROR_EXIT_STATUS);
+    }
+    // SAFETY: see `runtime`.
+    let rt = unsafe { &*p };
+    eprintln!("ferroshmem: PE {}: {err}", rt.my_pe);
+    rt.global_exit(ERROR_EXIT_STATUS)
+}

@@ -1,0 +1,119 @@
+//! Making the main program's global and static variables symmetric (GUIDE.md §2).
+//!
+//! At init each PE finds the writable part of its executable's data segment (after RELRO),
+//! copies it into its own slot of the job file, and maps that slot over the same addresses with
+//! MAP_FIXED | MAP_SHARED: the program keeps running on identical bytes, now in shared memory.
+//! It then maps every other PE's slot, so a remote static variable is at
+//! `slot_base[pe] + (addr - segment_start)`. All PEs run the same executable, so offsets agree
+//! even where ASLR put the segment at different addresses.
+//!
+//! Sound only while no other thread writes the segment during the copy-and-remap, which is why
+//! it happens inside init, before the program's own threads are expected to touch OpenSHMEM.
+#![allow(unsafe_code)]
+
+use std::ffi::c_void;
+
+use rustix::mm::{mmap, MapFlags, ProtFlags};
+
+use crate::error::{Error, Result};
+use crate::job::{round_up, JobFile, Mapping, PAGE};
+
+/// Page-aligned writable range of the main executable that becomes symmetric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    pub start: usize,
+    pub len: usize,
+}
+
+/// Finds the main program's writable PT_LOAD range, minus its RELRO prefix.
+pub fn find_main_segment() -> Option<Segment> {
+    let mut found: Option<Segment> = None;
+    // SAFETY: dl_iterate_phdr calls our callback with valid `dl_phdr_info` pointers for the
+    // duration of each call; we read them only inside the callback.
+    unsafe {
+        libc::dl_iterate_phdr(Some(callback), (&mut found as *mut Option<Segment>).cast::<c_void>());
+    }
+    found
+}
+
+unsafe extern "C" fn callback(info: *mut libc::dl_phdr_info, _size: usize, data: *mut c_void) -> libc::c_int {
+    // SAFETY: `data` is the `Option<Segment>` passed by find_main_segment; `info` is valid for
+    // this call and its phdr array has dlpi_phnum entries (dl_iterate_phdr's contract).
+    unsafe {
+        let found = &mut *(data as *mut Option<Segment>);
+        let info = &*info;
+        let base = info.dlpi_addr as usize;
+        let phdrs = std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize);
+        let relro_end = phdrs
+            .iter()
+            .find(|p| p.p_type == libc::PT_GNU_RELRO)
+            .map(|p| base + p.p_vaddr as usize + p.p_memsz as usize);
+        // The main program is the first object reported; stop after it (return nonzero).
+        for p in phdrs.iter().filter(|p| p.p_type == libc::PT_LOAD && p.p_flags & libc::PF_W != 0) {
+            let seg_start = base + p.p_vaddr as usize;
+            let seg_end = seg_start + p.p_memsz as usize;
+            // ld.so write-protects RELRO rounded *down* to a page, so the page holding the end
+            // of RELRO stays writable: start there.
+            let from = match relro_end {
+                Some(r) if r > seg_start && r <= seg_end => r & !(PAGE - 1),
+                _ => seg_start & !(PAGE - 1),
+            };
+            let to = round_up(seg_end, PAGE);
+            if to > from {
+                *found = Some(Segment { start: from, len: to - from });
+            }
+        }
+        1
+    }
+}
+
+/// The static segment as every PE sees it: local range and where each PE's copy is mapped here.
+#[derive(Debug)]
+pub struct SharedStatics {
+    pub segment: Segment,
+    /// Address of PE i's copy in this process (our own entry is `segment.start`).
+    pub bases: Vec<usize>,
+    _mappings: Vec<Mapping>,
+}
+
+impl SharedStatics {
+    /// Moves this PE's segment into the job file and maps every PE's copy.
+    pub fn share(job: &JobFile, my_pe: usize, segment: Segment) -> Result<Self> {
+        let layout = job.layout();
+        let stride = segment.len;
+        let slot = |pe: usize| layout.static_base() + pe * stride;
+        job.ensure_len(slot(layout.n_pes))?;
+        // Copy our bytes into our slot through a temporary mapping...
+        let staging = Mapping::shared(job.fd(), slot(my_pe), stride)?;
+        // SAFETY: the source is our own mapped, writable segment; the destination a fresh
+        // mapping of the same length; they do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(segment.start as *const u8, staging.ptr, stride) };
+        drop(staging);
+        // ...then put the slot over the segment. Same bytes, now shared.
+        // SAFETY: MAP_FIXED replaces exactly the page range of our writable data segment with
+        // a mapping that holds identical content; no other thread runs during init.
+        unsafe {
+            mmap(
+                segment.start as *mut c_void,
+                stride,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED | MapFlags::FIXED,
+                job.fd(),
+                slot(my_pe) as u64,
+            )
+        }
+        .map_err(|e| Error::Bootstrap(format!("remapping static data into shared memory: {e}")))?;
+        let mut bases = Vec::with_capacity(layout.n_pes);
+        let mut mappings = Vec::with_capacity(layout.n_pes.saturating_sub(1));
+        for pe in 0..layout.n_pes {
+            if pe == my_pe {
+                bases.push(segment.start);
+            } else {
+                let m = Mapping::shared(job.fd(), slot(pe), stride)?;
+                bases.push(m.ptr as usize);
+                mappings.push(m);
+            }
+        }
+        Ok(SharedStatics { segment, bases, _mappings: mappings })
+    }
+}

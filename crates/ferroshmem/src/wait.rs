@@ -1,0 +1,108 @@
+//! Waiting that stays fast when PEs have a core each and stays live when they outnumber cores:
+//! spin briefly, then yield the core, then sleep on the memory owner's shared futex doorbell.
+//!
+//! Protocol (a Dekker pair, hence the SeqCst fences): a waiter reads the doorbell, registers in
+//! `sleepers`, re-checks its condition, and sleeps only if the doorbell is unchanged. A writer
+//! changes memory, fences, and if the owner has sleepers bumps the doorbell and wakes them.
+//! Either the writer sees the registration, or the waiter's re-check sees the write.
+//! The futex sleep also has a timeout, so a change made by a plain local store (which rings no
+//! bell) is still noticed.
+#![allow(unsafe_code)]
+
+use std::sync::atomic::{fence, Ordering};
+use std::time::{Duration, Instant};
+
+use rustix::thread::futex;
+
+use crate::ctrl::PeCtrl;
+
+/// How long each phase of a wait lasts; chosen once per PE from the PE/core ratio.
+#[derive(Debug, Clone, Copy)]
+pub struct WaitPolicy {
+    /// Condition checks with a pause between them before yielding.
+    pub spins: u32,
+    /// How long to keep yielding before sleeping.
+    pub yield_for: Duration,
+    /// Upper bound of one futex sleep (the safety net for changes that ring no bell).
+    pub sleep_for: Duration,
+}
+
+impl WaitPolicy {
+    /// A policy for `n_pes` PEs sharing this machine's cores.
+    pub fn for_job(n_pes: usize) -> Self {
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let oversubscribed = n_pes > cores;
+        WaitPolicy {
+            spins: if oversubscribed { 64 } else { 20_000 },
+            yield_for: Duration::from_micros(if oversubscribed { 2_000 } else { 200 }),
+            sleep_for: Duration::from_millis(2),
+        }
+    }
+}
+
+/// Waits until `ready()` holds. `owner` is the control block of the PE whose memory the
+/// condition reads: writers to that PE ring its doorbell.
+#[inline]
+pub fn wait_until(policy: &WaitPolicy, owner: &PeCtrl, mut ready: impl FnMut() -> bool) {
+    if ready() {
+        return;
+    }
+    wait_slow(policy, owner, &mut ready)
+}
+
+#[cold]
+fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, ready: &mut dyn FnMut() -> bool) {
+    for _ in 0..policy.spins {
+        std::hint::spin_loop();
+        if ready() {
+            return;
+        }
+    }
+    let start = Instant::now();
+    loop {
+        for _ in 0..8 {
+            std::thread::yield_now();
+            if ready() {
+                return;
+            }
+        }
+        if start.elapsed() >= policy.yield_for {
+            break;
+        }
+    }
+    let timeout = rustix::time::Timespec {
+        tv_sec: policy.sleep_for.as_secs() as _,
+        tv_nsec: policy.sleep_for.subsec_nanos() as _,
+    };
+    loop {
+        let bell = owner.doorbell.load(Ordering::SeqCst);
+        owner.sleepers.fetch_add(1, Ordering::SeqCst);
+        if ready() {
+            owner.sleepers.fetch_sub(1, Ordering::SeqCst);
+            return;
+        }
+        // A shared (not PRIVATE) futex: the word is in a MAP_SHARED memfd, so the kernel keys
+        // it by file page and a wake from any process reaches us. EAGAIN, EINTR and ETIMEDOUT
+        // all just mean "look again".
+        let _ = futex::wait(&owner.doorbell, futex::Flags::empty(), bell, Some(&timeout));
+        owner.sleepers.fetch_sub(1, Ordering::SeqCst);
+        if ready() {
+            return;
+        }
+    }
+}
+
+/// Tells sleepers on `owner`'s memory that it changed. Call after the write.
+#[inline]
+pub fn notify(owner: &PeCtrl) {
+    fence(Ordering::SeqCst);
+    if owner.sleepers.load(Ordering::Relaxed) != 0 {
+        ring(owner);
+    }
+}
+
+#[cold]
+fn ring(owner: &PeCtrl) {
+    owner.doorbell.fetch_add(1, Ordering::SeqCst);
+    let _ = futex::wake(&owner.doorbell, futex::Flags::empty(), u32::MAX);
+}
