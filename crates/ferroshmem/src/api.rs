@@ -42,7 +42,9 @@ pub struct Shmem {
 impl Shmem {
     /// Starts (collectively) or joins the job. A program not started by `oshrun` is one PE.
     pub fn init() -> Result<Shmem> {
-        Ok(Shmem { rt: runtime::init(InitOptions::default())? })
+        Ok(Shmem {
+            rt: runtime::init(InitOptions::default())?,
+        })
     }
 
     /// Starts the job requesting a thread level; returns the level provided (always `Multiple`).
@@ -88,11 +90,18 @@ impl Shmem {
     /// Collectively allocates `len` zeroed elements on every PE. Every PE must call it with the
     /// same `len` at the same point of the program.
     pub fn alloc<T: Symmetric>(&self, len: usize) -> Result<SymSlice<T>> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| Error::invalid("Shmem::alloc", "len", format!("{len} elements overflow")))?;
-        let addr = self.rt.sym_alloc_zeroed("Shmem::alloc", bytes.max(1), std::mem::align_of::<T>())?;
-        Ok(SymSlice { addr, len, rt: self.rt, _t: PhantomData })
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
+            Error::invalid("Shmem::alloc", "len", format!("{len} elements overflow"))
+        })?;
+        let addr =
+            self.rt
+                .sym_alloc_zeroed("Shmem::alloc", bytes.max(1), std::mem::align_of::<T>())?;
+        Ok(SymSlice {
+            addr,
+            len,
+            rt: self.rt,
+            _t: PhantomData,
+        })
     }
 
     /// Ends the job on every PE with `status` (shmem_global_exit).
@@ -137,7 +146,15 @@ impl<T: Symmetric> SymSlice<T> {
 
     fn check(&self, routine: &'static str, offset: usize, count: usize) -> Result<()> {
         if offset.checked_add(count).is_none_or(|end| end > self.len) {
-            return Err(Error::invalid(routine, "offset", format!("elements {offset}..{} exceed length {}", offset.saturating_add(count), self.len)));
+            return Err(Error::invalid(
+                routine,
+                "offset",
+                format!(
+                    "elements {offset}..{} exceed length {}",
+                    offset.saturating_add(count),
+                    self.len
+                ),
+            ));
         }
         Ok(())
     }
@@ -164,7 +181,9 @@ impl<T: Symmetric> SymSlice<T> {
     /// Copies the local elements out.
     pub fn to_vec(&self) -> Vec<T> {
         // SAFETY: every index is in bounds of our live block.
-        (0..self.len).map(|i| unsafe { std::ptr::read_volatile(self.elem(i)) }).collect()
+        (0..self.len)
+            .map(|i| unsafe { std::ptr::read_volatile(self.elem(i)) })
+            .collect()
     }
 
     /// Puts `src` into elements `offset..` of this object on `pe`.
@@ -172,7 +191,14 @@ impl<T: Symmetric> SymSlice<T> {
         self.check("SymSlice::put", offset, src.len())?;
         // SAFETY: src is a valid slice; the destination range is checked by rma::put.
         unsafe {
-            rma::put(self.rt, "SymSlice::put", self.elem(offset).cast(), src.as_ptr().cast(), std::mem::size_of_val(src), pe as i64)
+            rma::put(
+                self.rt,
+                "SymSlice::put",
+                self.elem(offset).cast(),
+                src.as_ptr().cast(),
+                std::mem::size_of_val(src),
+                pe as i64,
+            )
         }
     }
 
@@ -181,7 +207,14 @@ impl<T: Symmetric> SymSlice<T> {
         self.check("SymSlice::get", offset, dst.len())?;
         // SAFETY: dst is a valid mutable slice; the source range is checked by rma::get.
         unsafe {
-            rma::get(self.rt, "SymSlice::get", dst.as_mut_ptr().cast(), self.elem(offset).cast(), std::mem::size_of_val(dst), pe as i64)
+            rma::get(
+                self.rt,
+                "SymSlice::get",
+                dst.as_mut_ptr().cast(),
+                self.elem(offset).cast(),
+                std::mem::size_of_val(dst),
+                pe as i64,
+            )
         }
     }
 
@@ -197,7 +230,14 @@ impl<T: Symmetric> SymSlice<T> {
         // SAFETY: v is writable for one T; rma::get checks the source; all bit patterns of a
         // Symmetric type are valid, so the value is initialised after the copy.
         unsafe {
-            rma::get(self.rt, "SymSlice::g", v.as_mut_ptr().cast(), self.elem(i).cast(), std::mem::size_of::<T>(), pe as i64)?;
+            rma::get(
+                self.rt,
+                "SymSlice::g",
+                v.as_mut_ptr().cast(),
+                self.elem(i).cast(),
+                std::mem::size_of::<T>(),
+                pe as i64,
+            )?;
             Ok(v.assume_init())
         }
     }
@@ -247,7 +287,16 @@ impl<T: AtomicValue> SymSlice<T> {
     fn amo(&self, routine: &'static str, pe: usize, i: usize, op: AmoOp<T::Word>) -> Result<T> {
         self.check(routine, i, 1)?;
         // SAFETY: the element is in bounds; amo checks symmetry, the PE and alignment.
-        unsafe { atomic::amo(self.rt, routine, self.elem(i) as *const T::Word, pe as i64, op) }.map(T::from_word)
+        unsafe {
+            atomic::amo(
+                self.rt,
+                routine,
+                self.elem(i) as *const T::Word,
+                pe as i64,
+                op,
+            )
+        }
+        .map(T::from_word)
     }
 
     /// Atomically reads element `i` on `pe`.
@@ -256,7 +305,8 @@ impl<T: AtomicValue> SymSlice<T> {
     }
     /// Atomically sets element `i` on `pe`.
     pub fn atomic_set(&self, pe: usize, i: usize, v: T) -> Result<()> {
-        self.amo("SymSlice::atomic_set", pe, i, AmoOp::Set(v.to_word())).map(|_| ())
+        self.amo("SymSlice::atomic_set", pe, i, AmoOp::Set(v.to_word()))
+            .map(|_| ())
     }
     /// Atomically swaps; returns the old value.
     pub fn atomic_swap(&self, pe: usize, i: usize, v: T) -> Result<T> {
@@ -264,43 +314,96 @@ impl<T: AtomicValue> SymSlice<T> {
     }
     /// Atomically replaces `cond` by `v`; returns the old value.
     pub fn atomic_compare_swap(&self, pe: usize, i: usize, cond: T, v: T) -> Result<T> {
-        self.amo("SymSlice::atomic_compare_swap", pe, i, AmoOp::CompareSwap { cond: cond.to_word(), value: v.to_word() })
+        self.amo(
+            "SymSlice::atomic_compare_swap",
+            pe,
+            i,
+            AmoOp::CompareSwap {
+                cond: cond.to_word(),
+                value: v.to_word(),
+            },
+        )
     }
     /// Atomically adds (wrapping); returns the old value.
     pub fn atomic_fetch_add(&self, pe: usize, i: usize, v: T) -> Result<T> {
-        self.amo("SymSlice::atomic_fetch_add", pe, i, AmoOp::FetchAdd(v.to_word()))
+        self.amo(
+            "SymSlice::atomic_fetch_add",
+            pe,
+            i,
+            AmoOp::FetchAdd(v.to_word()),
+        )
     }
     /// Atomic bitwise and; returns the old value.
     pub fn atomic_fetch_and(&self, pe: usize, i: usize, v: T) -> Result<T> {
-        self.amo("SymSlice::atomic_fetch_and", pe, i, AmoOp::FetchAnd(v.to_word()))
+        self.amo(
+            "SymSlice::atomic_fetch_and",
+            pe,
+            i,
+            AmoOp::FetchAnd(v.to_word()),
+        )
     }
     /// Atomic bitwise or; returns the old value.
     pub fn atomic_fetch_or(&self, pe: usize, i: usize, v: T) -> Result<T> {
-        self.amo("SymSlice::atomic_fetch_or", pe, i, AmoOp::FetchOr(v.to_word()))
+        self.amo(
+            "SymSlice::atomic_fetch_or",
+            pe,
+            i,
+            AmoOp::FetchOr(v.to_word()),
+        )
     }
     /// Atomic bitwise xor; returns the old value.
     pub fn atomic_fetch_xor(&self, pe: usize, i: usize, v: T) -> Result<T> {
-        self.amo("SymSlice::atomic_fetch_xor", pe, i, AmoOp::FetchXor(v.to_word()))
+        self.amo(
+            "SymSlice::atomic_fetch_xor",
+            pe,
+            i,
+            AmoOp::FetchXor(v.to_word()),
+        )
     }
 
     /// Waits until local element `i` compares `cmp` to `value` (shmem_wait_until).
     pub fn wait_until(&self, i: usize, cmp: Cmp, value: T) -> Result<()> {
         self.check("SymSlice::wait_until", i, 1)?;
         // SAFETY: the element is live for the wait (we hold the slice).
-        unsafe { p2p::wait_until(self.rt, "SymSlice::wait_until", self.elem(i) as *const T, cmp, value) }
+        unsafe {
+            p2p::wait_until(
+                self.rt,
+                "SymSlice::wait_until",
+                self.elem(i) as *const T,
+                cmp,
+                value,
+            )
+        }
     }
 
     /// Whether local element `i` compares `cmp` to `value` now (shmem_test).
     pub fn test(&self, i: usize, cmp: Cmp, value: T) -> Result<bool> {
         self.check("SymSlice::test", i, 1)?;
         // SAFETY: as above.
-        unsafe { p2p::test(self.rt, "SymSlice::test", self.elem(i) as *const T, cmp, value) }
+        unsafe {
+            p2p::test(
+                self.rt,
+                "SymSlice::test",
+                self.elem(i) as *const T,
+                cmp,
+                value,
+            )
+        }
     }
 }
 
 impl<T: Symmetric> SymSlice<T> {
     /// Puts `src` at `offset` on `pe`, then updates `signal[sig_index]` there (shmem_put_signal).
-    pub fn put_signal(&self, pe: usize, offset: usize, src: &[T], signal: &SymSlice<u64>, sig_index: usize, value: u64, op: SignalOp) -> Result<()> {
+    pub fn put_signal(
+        &self,
+        pe: usize,
+        offset: usize,
+        src: &[T],
+        signal: &SymSlice<u64>,
+        sig_index: usize,
+        value: u64,
+        op: SignalOp,
+    ) -> Result<()> {
         self.check("SymSlice::put_signal", offset, src.len())?;
         signal.check("SymSlice::put_signal", sig_index, 1)?;
         // SAFETY: src is a valid slice; both destinations are checked by put_signal.
@@ -329,7 +432,9 @@ pub struct Lock {
 impl Lock {
     /// Collectively creates a lock.
     pub fn new(shmem: &Shmem) -> Result<Lock> {
-        Ok(Lock { word: shmem.alloc(1)? })
+        Ok(Lock {
+            word: shmem.alloc(1)?,
+        })
     }
     /// Blocks until this PE holds the lock; returns a guard that releases it.
     pub fn lock(&self) -> Result<LockGuard<'_>> {

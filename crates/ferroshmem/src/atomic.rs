@@ -46,9 +46,11 @@ macro_rules! amo_word {
                         v
                     }
                     AmoOp::Swap(v) => a.swap(v, o),
-                    AmoOp::CompareSwap { cond, value } => match a.compare_exchange(cond, value, o, o) {
-                        Ok(prev) | Err(prev) => prev,
-                    },
+                    AmoOp::CompareSwap { cond, value } => {
+                        match a.compare_exchange(cond, value, o, o) {
+                            Ok(prev) | Err(prev) => prev,
+                        }
+                    }
                     AmoOp::FetchAdd(v) => a.fetch_add(v, o),
                     AmoOp::FetchAnd(v) => a.fetch_and(v, o),
                     AmoOp::FetchOr(v) => a.fetch_or(v, o),
@@ -66,11 +68,21 @@ amo_word!(u64, AtomicU64);
 /// # Safety
 /// None beyond the checks made here: `dest` is checked to be symmetric and aligned.
 #[inline]
-pub unsafe fn amo<W: AmoWord>(rt: &Runtime, routine: &'static str, dest: *const W, pe: i64, op: AmoOp<W>) -> Result<W> {
+pub unsafe fn amo<W: AmoWord>(
+    rt: &Runtime,
+    routine: &'static str,
+    dest: *const W,
+    pe: i64,
+    op: AmoOp<W>,
+) -> Result<W> {
     let size = std::mem::size_of::<W>();
     let target = rt.translate(routine, dest as usize, size, pe)?;
     if target % size != 0 {
-        return Err(Error::invalid(routine, "dest", format!("{:#x} is not aligned to {size} bytes", dest as usize)));
+        return Err(Error::invalid(
+            routine,
+            "dest",
+            format!("{:#x} is not aligned to {size} bytes", dest as usize),
+        ));
     }
     // SAFETY: translate checked that the word is mapped; alignment checked above.
     let prev = unsafe { W::apply(target, op) };

@@ -17,7 +17,10 @@ pub struct PeCtrl {
     pub doorbell: AtomicU32,
     /// Number of threads (of any PE) asleep waiting for this PE's memory to change.
     pub sleepers: AtomicU32,
-    _pad: [u8; 56],
+    /// Set by a waiter about to sleep, cleared by the one writer that rings for it: later
+    /// writers then skip the wake system call until a waiter sleeps again.
+    pub armed: AtomicU32,
+    _pad: [u8; 52],
     /// Process id of the PE, for diagnostics.
     pub pid: AtomicU32,
 }
@@ -67,7 +70,10 @@ impl CtrlTable {
         // SAFETY: slots follow the fixed head inside the PE's block; `slot < team_slots` keeps
         // the offset inside ctrl_stride. Only atomics live there.
         unsafe {
-            &*(self.base.add(self.layout.ctrl_offset(pe) + CTRL_FIXED + slot * SLOT_BYTES) as *const TeamSlot)
+            &*(self
+                .base
+                .add(self.layout.ctrl_offset(pe) + CTRL_FIXED + slot * SLOT_BYTES)
+                as *const TeamSlot)
         }
     }
 }

@@ -27,7 +27,12 @@ impl SymHeap {
         if capacity > 0 {
             free.insert(0, capacity);
         }
-        SymHeap { capacity, free, live: HashMap::new(), in_use: 0 }
+        SymHeap {
+            capacity,
+            free,
+            live: HashMap::new(),
+            in_use: 0,
+        }
     }
 
     /// Capacity in bytes.
@@ -75,7 +80,9 @@ impl SymHeap {
 
     /// Releases the block at `offset`. `false` if no live block starts there.
     pub fn free(&mut self, offset: usize) -> bool {
-        let Some(len) = self.live.remove(&offset) else { return false };
+        let Some(len) = self.live.remove(&offset) else {
+            return false;
+        };
         self.in_use -= len;
         let mut start = offset;
         let mut len = len;
@@ -96,7 +103,9 @@ impl SymHeap {
     /// Grows or shrinks the block at `offset` in place if the following free range allows it.
     /// Returns whether it did.
     pub fn resize_in_place(&mut self, offset: usize, new_size: usize) -> bool {
-        let Some(&old) = self.live.get(&offset) else { return false };
+        let Some(&old) = self.live.get(&offset) else {
+            return false;
+        };
         let new = (new_size + MIN_ALIGN - 1) & !(MIN_ALIGN - 1);
         if new == 0 {
             return false;

@@ -109,12 +109,20 @@ impl Layout {
     /// Computes the layout for `n_pes` PEs with `heap_size` bytes of heap and `team_slots` slots each.
     pub fn new(n_pes: usize, heap_size: usize, team_slots: usize) -> Result<Self> {
         if n_pes == 0 || n_pes > (1 << 24) {
-            return Err(Error::Bootstrap(format!("unsupported number of PEs: {n_pes}")));
+            return Err(Error::Bootstrap(format!(
+                "unsupported number of PEs: {n_pes}"
+            )));
         }
         let heap_size = round_up(heap_size.max(REGION_ALIGN), REGION_ALIGN);
         let ctrl_stride = round_up(CTRL_FIXED + team_slots * SLOT_BYTES, PAGE);
         let heap_base = round_up(CTRL_BASE + n_pes * ctrl_stride, REGION_ALIGN);
-        Ok(Layout { n_pes, heap_size, team_slots, ctrl_stride, heap_base })
+        Ok(Layout {
+            n_pes,
+            heap_size,
+            team_slots,
+            ctrl_stride,
+            heap_base,
+        })
     }
 
     /// Offset of PE `pe`'s control block.
@@ -172,7 +180,10 @@ impl JobFile {
         let fd = unsafe { OwnedFd::from_raw_fd(raw_fd) };
         rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::CLOEXEC)
             .map_err(|e| Error::Bootstrap(format!("job file descriptor {raw_fd} is not open ({e}); was the program started by oshrun?")))?;
-        let probe = JobFile { fd, layout: Layout::new(1, 0, 0)? };
+        let probe = JobFile {
+            fd,
+            layout: Layout::new(1, 0, 0)?,
+        };
         let header = probe.map_header()?;
         // SAFETY: the header page is mapped and was fully written by the creator before it
         // started any PE; the plain fields are never written again.
@@ -195,7 +206,10 @@ impl JobFile {
                 "descriptor {raw_fd} is not a ferroshmem job file of this version (oshrun and the library differ?)"
             )));
         }
-        Ok(JobFile { fd: probe.fd, layout })
+        Ok(JobFile {
+            fd: probe.fd,
+            layout,
+        })
     }
 
     /// The file's layout.
@@ -222,9 +236,11 @@ impl JobFile {
     /// Grows the file to at least `len` bytes. Every PE computes the same length, so racing
     /// calls only ever grow it.
     pub fn ensure_len(&self, len: usize) -> Result<()> {
-        let st = rustix::fs::fstat(&self.fd).map_err(|e| Error::Bootstrap(format!("fstat: {e}")))?;
+        let st =
+            rustix::fs::fstat(&self.fd).map_err(|e| Error::Bootstrap(format!("fstat: {e}")))?;
         if (st.st_size as usize) < len {
-            ftruncate(&self.fd, len as u64).map_err(|e| Error::Bootstrap(format!("growing the job file: {e}")))?;
+            ftruncate(&self.fd, len as u64)
+                .map_err(|e| Error::Bootstrap(format!("growing the job file: {e}")))?;
         }
         Ok(())
     }
@@ -257,7 +273,10 @@ impl Mapping {
             )
         }
         .map_err(|e| Error::Bootstrap(format!("mmap of {len} bytes of the job file: {e}")))?;
-        Ok(Mapping { ptr: ptr.cast(), len })
+        Ok(Mapping {
+            ptr: ptr.cast(),
+            len,
+        })
     }
 }
 
@@ -275,7 +294,9 @@ pub struct HeaderView<'a> {
 
 impl std::fmt::Debug for HeaderView<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HeaderView").field("exit_request", &self.exit_request()).finish()
+        f.debug_struct("HeaderView")
+            .field("exit_request", &self.exit_request())
+            .finish()
     }
 }
 
@@ -291,19 +312,27 @@ impl<'a> HeaderView<'a> {
     pub fn new(mapping: &'a Mapping) -> Self {
         // SAFETY: every mapping passed here starts at file offset 0, where the header lives,
         // and is at least a page long; the header is only mutated through its atomics.
-        HeaderView { header: unsafe { &*(mapping.ptr as *const JobHeader) } }
+        HeaderView {
+            header: unsafe { &*(mapping.ptr as *const JobHeader) },
+        }
     }
 
     /// Records a global exit; the first request wins. Returns whether this one was recorded.
     pub fn request_exit(&self, pe: usize, status: i32) -> bool {
         let word = (1u64 << 63) | ((pe as u64 & 0x7fff_ffff) << 32) | (status as u32 as u64);
-        self.header.exit_request.compare_exchange(0, word, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+        self.header
+            .exit_request
+            .compare_exchange(0, word, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
     }
 
     /// The recorded global exit, if any.
     pub fn exit_request(&self) -> Option<ExitRequest> {
         let word = self.header.exit_request.load(Ordering::SeqCst);
-        (word >> 63 == 1).then(|| ExitRequest { pe: ((word >> 32) & 0x7fff_ffff) as usize, status: word as u32 as i32 })
+        (word >> 63 == 1).then(|| ExitRequest {
+            pe: ((word >> 32) & 0x7fff_ffff) as usize,
+            status: word as u32 as i32,
+        })
     }
 
     /// Counts a PE that finished init.

@@ -29,7 +29,13 @@ impl Cmp {
             3 => Cmp::Ge,
             4 => Cmp::Lt,
             5 => Cmp::Le,
-            _ => return Err(Error::invalid(routine, "cmp", format!("{cmp} is not a SHMEM_CMP_* value"))),
+            _ => {
+                return Err(Error::invalid(
+                    routine,
+                    "cmp",
+                    format!("{cmp} is not a SHMEM_CMP_* value"),
+                ))
+            }
         })
     }
 
@@ -72,7 +78,11 @@ sync_word!(i16 => AtomicU16 as u16, u16 => AtomicU16 as u16, i32 => AtomicU32 as
 
 fn check_local<T>(rt: &Runtime, routine: &'static str, ivar: *const T) -> Result<()> {
     if (ivar as usize) % std::mem::align_of::<T>() != 0 || ivar.is_null() {
-        return Err(Error::invalid(routine, "ivar", format!("{:#x} is null or misaligned", ivar as usize)));
+        return Err(Error::invalid(
+            routine,
+            "ivar",
+            format!("{:#x} is null or misaligned", ivar as usize),
+        ));
     }
     let _ = rt;
     Ok(())
@@ -82,7 +92,13 @@ fn check_local<T>(rt: &Runtime, routine: &'static str, ivar: *const T) -> Result
 ///
 /// # Safety
 /// `ivar` must point to a live variable of this PE for the whole wait.
-pub unsafe fn wait_until<T: SyncWord>(rt: &Runtime, routine: &'static str, ivar: *const T, cmp: Cmp, value: T) -> Result<()> {
+pub unsafe fn wait_until<T: SyncWord>(
+    rt: &Runtime,
+    routine: &'static str,
+    ivar: *const T,
+    cmp: Cmp,
+    value: T,
+) -> Result<()> {
     check_local(rt, routine, ivar)?;
     // SAFETY: ivar is live and aligned (caller, check_local).
     rt.wait_until(rt.my_pe, || cmp.holds(unsafe { T::load(ivar) }, value));
@@ -93,7 +109,13 @@ pub unsafe fn wait_until<T: SyncWord>(rt: &Runtime, routine: &'static str, ivar:
 ///
 /// # Safety
 /// As [`wait_until`].
-pub unsafe fn test<T: SyncWord>(rt: &Runtime, routine: &'static str, ivar: *const T, cmp: Cmp, value: T) -> Result<bool> {
+pub unsafe fn test<T: SyncWord>(
+    rt: &Runtime,
+    routine: &'static str,
+    ivar: *const T,
+    cmp: Cmp,
+    value: T,
+) -> Result<bool> {
     check_local(rt, routine, ivar)?;
     // SAFETY: as above.
     Ok(cmp.holds(unsafe { T::load(ivar) }, value))
@@ -125,7 +147,11 @@ impl<T: SyncWord> WaitSet<T> {
     unsafe fn satisfied(&self, i: usize) -> bool {
         // SAFETY: i < nelems; arrays valid for nelems (caller of the public routines).
         unsafe {
-            let v = if self.vector { *self.values.add(i) } else { *self.values };
+            let v = if self.vector {
+                *self.values.add(i)
+            } else {
+                *self.values
+            };
             self.cmp.holds(T::load(self.ivars.add(i)), v)
         }
     }
@@ -255,7 +281,11 @@ impl SignalOp {
         match op {
             0 => Ok(SignalOp::Set),
             1 => Ok(SignalOp::Add),
-            _ => Err(Error::invalid(routine, "sig_op", format!("{op} is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD"))),
+            _ => Err(Error::invalid(
+                routine,
+                "sig_op",
+                format!("{op} is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD"),
+            )),
         }
     }
 }
@@ -292,7 +322,13 @@ pub unsafe fn put_signal(
 ///
 /// # Safety
 /// `sig_addr` must be a live local word.
-pub unsafe fn signal_wait_until(rt: &Runtime, routine: &'static str, sig_addr: *const u64, cmp: Cmp, value: u64) -> Result<u64> {
+pub unsafe fn signal_wait_until(
+    rt: &Runtime,
+    routine: &'static str,
+    sig_addr: *const u64,
+    cmp: Cmp,
+    value: u64,
+) -> Result<u64> {
     // SAFETY: forwarded contract.
     unsafe { wait_until(rt, routine, sig_addr, cmp, value)? };
     // SAFETY: as above.
@@ -307,7 +343,11 @@ const TICKET: u64 = 1 << 32;
 fn lock_word(rt: &Runtime, routine: &'static str, lock: *const i64) -> Result<&'static AtomicU64> {
     let addr = rt.translate(routine, lock as usize, 8, LOCK_PE)?;
     if addr % 8 != 0 {
-        return Err(Error::invalid(routine, "lock", "lock variable is not 8-byte aligned"));
+        return Err(Error::invalid(
+            routine,
+            "lock",
+            "lock variable is not 8-byte aligned",
+        ));
     }
     // SAFETY: translate checked the word is mapped symmetric memory (never unmapped); aligned.
     Ok(unsafe { AtomicU64::from_ptr(addr as *mut u64) })
@@ -317,7 +357,9 @@ fn lock_word(rt: &Runtime, routine: &'static str, lock: *const i64) -> Result<&'
 pub fn set_lock(rt: &Runtime, lock: *const i64) -> Result<()> {
     let word = lock_word(rt, "shmem_set_lock", lock)?;
     let ticket = (word.fetch_add(TICKET, Ordering::SeqCst) >> 32) as u32;
-    rt.wait_until(LOCK_PE as usize, || word.load(Ordering::Acquire) as u32 == ticket);
+    rt.wait_until(LOCK_PE as usize, || {
+        word.load(Ordering::Acquire) as u32 == ticket
+    });
     Ok(())
 }
 
@@ -328,7 +370,14 @@ pub fn test_lock(rt: &Runtime, lock: *const i64) -> Result<bool> {
     if (w >> 32) as u32 != w as u32 {
         return Ok(false);
     }
-    Ok(word.compare_exchange(w, w.wrapping_add(TICKET), Ordering::SeqCst, Ordering::Relaxed).is_ok())
+    Ok(word
+        .compare_exchange(
+            w,
+            w.wrapping_add(TICKET),
+            Ordering::SeqCst,
+            Ordering::Relaxed,
+        )
+        .is_ok())
 }
 
 /// `shmem_clear_lock`: completes this PE's writes, then serves the next ticket.
@@ -338,7 +387,11 @@ pub fn clear_lock(rt: &Runtime, lock: *const i64) -> Result<()> {
     let mut w = word.load(Ordering::Relaxed);
     loop {
         if (w >> 32) as u32 == w as u32 {
-            return Err(Error::invalid("shmem_clear_lock", "lock", "the lock is not held"));
+            return Err(Error::invalid(
+                "shmem_clear_lock",
+                "lock",
+                "the lock is not held",
+            ));
         }
         let next = (w & !0xffff_ffff) | ((w as u32).wrapping_add(1) as u64);
         match word.compare_exchange_weak(w, next, Ordering::SeqCst, Ordering::Relaxed) {

@@ -32,7 +32,10 @@ pub struct InitOptions {
 
 impl Default for InitOptions {
     fn default() -> Self {
-        InitOptions { share_statics: false, thread_level: ThreadLevel::Multiple }
+        InitOptions {
+            share_statics: false,
+            thread_level: ThreadLevel::Multiple,
+        }
     }
 }
 
@@ -40,6 +43,10 @@ impl Default for InitOptions {
 pub const WORLD_SLOT: usize = 0;
 /// Words of a team slot used by the dissemination sync (one per round: up to 2^32 PEs).
 pub const SYNC_ROUNDS: usize = 32;
+/// Slot word (on member 0) counting arrivals of the central sync.
+pub const CENTRAL_ARRIVALS: usize = SYNC_ROUNDS;
+/// Slot word (on member 0) holding the last released epoch of the central sync.
+pub const CENTRAL_RELEASE: usize = SYNC_ROUNDS + 8;
 
 /// Everything a PE knows about the job. Lives for the rest of the process once initialised.
 #[derive(Debug)]
@@ -96,7 +103,9 @@ pub fn init(options: InitOptions) -> Result<&'static Runtime> {
         // SAFETY: see `runtime`.
         let rt = unsafe { &*existing };
         if rt.finalized.load(Ordering::Relaxed) {
-            return Err(Error::Bootstrap("shmem_init after shmem_finalize is not supported".into()));
+            return Err(Error::Bootstrap(
+                "shmem_init after shmem_finalize is not supported".into(),
+            ));
         }
         return Ok(rt);
     }
@@ -109,9 +118,11 @@ pub fn init(options: InitOptions) -> Result<&'static Runtime> {
 fn env_usize(name: &str) -> Result<Option<usize>> {
     match std::env::var(name) {
         Err(_) => Ok(None),
-        Ok(v) => job::parse_size(&v)
-            .map(Some)
-            .ok_or_else(|| Error::Bootstrap(format!("{name}={v:?} is not a size (examples: 65536, 512M, 2G)"))),
+        Ok(v) => job::parse_size(&v).map(Some).ok_or_else(|| {
+            Error::Bootstrap(format!(
+                "{name}={v:?} is not a size (examples: 65536, 512M, 2G)"
+            ))
+        }),
     }
 }
 
@@ -119,18 +130,26 @@ fn env_usize(name: &str) -> Result<Option<usize>> {
 fn attach_job() -> Result<(JobFile, usize)> {
     match std::env::var(job::ENV_JOB_FD) {
         Ok(fd_text) => {
-            let fd: i32 = fd_text
-                .parse()
-                .map_err(|_| Error::Bootstrap(format!("{}={fd_text:?} is not a descriptor", job::ENV_JOB_FD)))?;
+            let fd: i32 = fd_text.parse().map_err(|_| {
+                Error::Bootstrap(format!(
+                    "{}={fd_text:?} is not a descriptor",
+                    job::ENV_JOB_FD
+                ))
+            })?;
             let pe: usize = std::env::var(job::ENV_PE)
                 .ok()
                 .and_then(|v| v.parse().ok())
-                .ok_or_else(|| Error::Bootstrap(format!("{} is missing or not a number", job::ENV_PE)))?;
+                .ok_or_else(|| {
+                    Error::Bootstrap(format!("{} is missing or not a number", job::ENV_PE))
+                })?;
             // Children of this PE (if it runs programs) must not think they are PEs of this job.
             std::env::remove_var(job::ENV_JOB_FD);
             let file = JobFile::from_inherited(fd)?;
             if pe >= file.layout().n_pes {
-                return Err(Error::Bootstrap(format!("PE {pe} but the job has {} PEs", file.layout().n_pes)));
+                return Err(Error::Bootstrap(format!(
+                    "PE {pe} but the job has {} PEs",
+                    file.layout().n_pes
+                )));
             }
             Ok((file, pe))
         }
@@ -152,7 +171,9 @@ impl Runtime {
         let map = Mapping::shared(job.fd(), 0, layout.fixed_len())?;
         let base = map.ptr;
         let ctrl = CtrlTable::new(base, layout);
-        ctrl.pe(my_pe).pid.store(std::process::id(), Ordering::Relaxed);
+        ctrl.pe(my_pe)
+            .pid
+            .store(std::process::id(), Ordering::Relaxed);
         let statics = if options.share_statics {
             match static_data::find_main_segment() {
                 Some(seg) => Some(SharedStatics::share(&job, my_pe, seg)?),
@@ -196,7 +217,11 @@ impl Runtime {
         if pe >= 0 && (pe as u64) < self.n_pes as u64 {
             Ok(pe as usize)
         } else {
-            Err(Error::InvalidPe { routine, pe, n_pes: self.n_pes })
+            Err(Error::InvalidPe {
+                routine,
+                pe,
+                n_pes: self.n_pes,
+            })
         }
     }
 
@@ -213,7 +238,10 @@ impl Runtime {
             return Some(self.static_bases[pe] + off);
         }
         // A zero-length access at the very end of a region is harmless.
-        if len == 0 && (addr == self.my_heap + self.heap_size || addr == self.static_start + self.static_len) {
+        if len == 0
+            && (addr == self.my_heap + self.heap_size
+                || addr == self.static_start + self.static_len)
+        {
             return Some(addr);
         }
         None
@@ -221,9 +249,16 @@ impl Runtime {
 
     /// [`Self::remote_addr`] with both checks, for one routine.
     #[inline]
-    pub fn translate(&self, routine: &'static str, addr: usize, len: usize, pe: i64) -> Result<usize> {
+    pub fn translate(
+        &self,
+        routine: &'static str,
+        addr: usize,
+        len: usize,
+        pe: i64,
+    ) -> Result<usize> {
         let pe = self.check_pe(routine, pe)?;
-        self.remote_addr(addr, len, pe).ok_or(Error::NotSymmetric { routine, addr, len })
+        self.remote_addr(addr, len, pe)
+            .ok_or(Error::NotSymmetric { routine, addr, len })
     }
 
     /// Whether `addr` is a symmetric address (heap or static data).
@@ -258,9 +293,39 @@ impl Runtime {
         wait::wait_until(&self.wait, self.ctrl.pe(owner), ready)
     }
 
-    /// Dissemination sync over `n` members, where this PE is member `me` and `member(i)` is the
-    /// world PE of member i, using team slot `slot`. `epoch` counts the team's syncs (from 1).
-    pub fn dissemination_sync(&self, slot: usize, n: usize, me: usize, member: impl Fn(usize) -> usize, epoch: u64) {
+    /// Synchronises the `n` members of a team whose slot is `slot`: this PE is member `me` and
+    /// `member(i)` is the world PE of member i. `epoch` counts the team's syncs (from 1); all
+    /// members pass the same value. Orders every earlier memory operation of each member before
+    /// every later one of any member.
+    ///
+    /// With a core per PE, dissemination (log2 n rounds of one flag each) is fastest. With more
+    /// PEs than cores what costs is how often each PE must be scheduled, so a central counter
+    /// on member 0 (arrive once, see the release once) wins.
+    pub fn team_sync(
+        &self,
+        slot: usize,
+        n: usize,
+        me: usize,
+        member: impl Fn(usize) -> usize,
+        epoch: u64,
+    ) {
+        if n == 1 {
+            fence(Ordering::SeqCst);
+        } else if self.wait.oversubscribed {
+            self.central_sync(slot, n, member(0), epoch)
+        } else {
+            self.dissemination_sync(slot, n, me, member, epoch)
+        }
+    }
+
+    fn dissemination_sync(
+        &self,
+        slot: usize,
+        n: usize,
+        me: usize,
+        member: impl Fn(usize) -> usize,
+        epoch: u64,
+    ) {
         let mut dist = 1usize;
         let mut round = 0usize;
         let my_slot = self.ctrl.slot(self.my_pe, slot);
@@ -273,8 +338,17 @@ impl Runtime {
             dist <<= 1;
             round += 1;
         }
-        if n == 1 {
-            fence(Ordering::SeqCst);
+    }
+
+    fn central_sync(&self, slot: usize, n: usize, root: usize, epoch: u64) {
+        let words = &self.ctrl.slot(root, slot).words;
+        let (arrivals, release) = (&words[CENTRAL_ARRIVALS], &words[CENTRAL_RELEASE]);
+        // Arrivals only ever grow: the last arrival of sync number `epoch` sees epoch * n.
+        if arrivals.fetch_add(1, Ordering::AcqRel) + 1 == epoch * n as u64 {
+            release.store(epoch, Ordering::Release);
+            self.notify(root);
+        } else {
+            self.wait_until(root, || release.load(Ordering::Acquire) >= epoch);
         }
     }
 
@@ -282,7 +356,7 @@ impl Runtime {
     /// ones on every PE (shmem_barrier_all / shmem_sync_all on shared memory).
     pub fn barrier_all(&self) {
         let epoch = self.world_epoch.fetch_add(1, Ordering::Relaxed) + 1;
-        self.dissemination_sync(WORLD_SLOT, self.n_pes, self.my_pe, |i| i, epoch);
+        self.team_sync(WORLD_SLOT, self.n_pes, self.my_pe, |i| i, epoch);
     }
 
     /// Completes all outstanding memory operations (shmem_quiet / shmem_fence): on shared
@@ -294,37 +368,55 @@ impl Runtime {
 
     /// Symmetric allocation: same size on every PE gives the same offset everywhere. Collective:
     /// ends with a barrier so that no PE uses the block before every PE has it.
-    pub fn sym_alloc(&self, routine: &'static str, size: usize, align: usize) -> Result<Option<usize>> {
+    pub fn sym_alloc(
+        &self,
+        routine: &'static str,
+        size: usize,
+        align: usize,
+    ) -> Result<Option<usize>> {
         if size == 0 {
             self.barrier_all();
             return Ok(None);
         }
         if !align.is_power_of_two() {
-            return Err(Error::invalid(routine, "alignment", format!("{align} is not a power of two")));
+            return Err(Error::invalid(
+                routine,
+                "alignment",
+                format!("{align} is not a power of two"),
+            ));
         }
         let result = {
             let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
-            heap.alloc(size, align).map(|off| self.my_heap + off).ok_or_else(|| Error::OutOfMemory {
-                routine,
-                size,
-                free: heap.free_bytes(),
-                capacity: heap.capacity(),
-            })
+            heap.alloc(size, align)
+                .map(|off| self.my_heap + off)
+                .ok_or_else(|| Error::OutOfMemory {
+                    routine,
+                    size,
+                    free: heap.free_bytes(),
+                    capacity: heap.capacity(),
+                })
         };
         self.barrier_all();
         result.map(Some)
     }
 
     /// [`Self::sym_alloc`] that zeroes the block before the closing barrier.
-    pub fn sym_alloc_zeroed(&self, routine: &'static str, size: usize, align: usize) -> Result<usize> {
+    pub fn sym_alloc_zeroed(
+        &self,
+        routine: &'static str,
+        size: usize,
+        align: usize,
+    ) -> Result<usize> {
         let addr = {
             let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
-            heap.alloc(size, align).map(|off| self.my_heap + off).ok_or_else(|| Error::OutOfMemory {
-                routine,
-                size,
-                free: heap.free_bytes(),
-                capacity: heap.capacity(),
-            })
+            heap.alloc(size, align)
+                .map(|off| self.my_heap + off)
+                .ok_or_else(|| Error::OutOfMemory {
+                    routine,
+                    size,
+                    free: heap.free_bytes(),
+                    capacity: heap.capacity(),
+                })
         };
         if let Ok(a) = addr {
             // SAFETY: a fresh live block of `size` bytes in our mapped heap; no PE can address it
@@ -353,7 +445,12 @@ impl Runtime {
     }
 
     /// Collective realloc; returns the new address (which may equal the old one).
-    pub fn sym_realloc(&self, routine: &'static str, addr: usize, size: usize) -> Result<Option<usize>> {
+    pub fn sym_realloc(
+        &self,
+        routine: &'static str,
+        addr: usize,
+        size: usize,
+    ) -> Result<Option<usize>> {
         if addr == 0 {
             return self.sym_alloc(routine, size, 1);
         }
@@ -366,17 +463,29 @@ impl Runtime {
         let off = addr.wrapping_sub(self.my_heap);
         let result = {
             let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
-            match (off < self.heap_size).then(|| heap.block_len(off)).flatten() {
+            match (off < self.heap_size)
+                .then(|| heap.block_len(off))
+                .flatten()
+            {
                 None => Err(Error::InvalidFree { routine, addr }),
                 Some(_) if heap.resize_in_place(off, size) => Ok(addr),
                 Some(old_len) => match heap.alloc(size, 1) {
-                    None => Err(Error::OutOfMemory { routine, size, free: heap.free_bytes(), capacity: heap.capacity() }),
+                    None => Err(Error::OutOfMemory {
+                        routine,
+                        size,
+                        free: heap.free_bytes(),
+                        capacity: heap.capacity(),
+                    }),
                     Some(new_off) => {
                         let new = self.my_heap + new_off;
                         // SAFETY: both blocks lie in our mapped heap and are distinct live
                         // blocks; nobody else touches them between the barriers.
                         unsafe {
-                            std::ptr::copy_nonoverlapping(addr as *const u8, new as *mut u8, old_len.min(size))
+                            std::ptr::copy_nonoverlapping(
+                                addr as *const u8,
+                                new as *mut u8,
+                                old_len.min(size),
+                            )
                         };
                         heap.free(off);
                         Ok(new)

@@ -1,10 +1,14 @@
 //! Waiting that stays fast when PEs have a core each and stays live when they outnumber cores:
 //! spin briefly, then yield the core, then sleep on the memory owner's shared futex doorbell.
 //!
-//! Protocol (a Dekker pair, hence the SeqCst fences): a waiter reads the doorbell, registers in
-//! `sleepers`, re-checks its condition, and sleeps only if the doorbell is unchanged. A writer
-//! changes memory, fences, and if the owner has sleepers bumps the doorbell and wakes them.
-//! Either the writer sees the registration, or the waiter's re-check sees the write.
+//! Protocol (a Dekker pair, hence the SeqCst fences): a waiter reads the doorbell, arms it,
+//! registers in `sleepers`, re-checks its condition, and sleeps only if the doorbell is
+//! unchanged. A writer changes memory, fences, and if the owner has sleepers and the bell is
+//! armed, disarms it, bumps the doorbell and wakes them. Either the writer sees the
+//! registration, or the waiter's re-check sees the write; and a bell disarmed by an earlier
+//! writer has changed the doorbell after the waiter read it, so that waiter does not sleep.
+//! Only the first write after a waiter falls asleep pays for a wake: a PE asleep in a barrier
+//! does not make every put to it a system call.
 //! The futex sleep also has a timeout, so a change made by a plain local store (which rings no
 //! bell) is still noticed.
 #![allow(unsafe_code)]
@@ -25,17 +29,22 @@ pub struct WaitPolicy {
     pub yield_for: Duration,
     /// Upper bound of one futex sleep (the safety net for changes that ring no bell).
     pub sleep_for: Duration,
+    /// More PEs than cores: algorithms should minimise how often each PE must run.
+    pub oversubscribed: bool,
 }
 
 impl WaitPolicy {
     /// A policy for `n_pes` PEs sharing this machine's cores.
     pub fn for_job(n_pes: usize) -> Self {
-        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
         let oversubscribed = n_pes > cores;
         WaitPolicy {
-            spins: if oversubscribed { 64 } else { 20_000 },
+            spins: if oversubscribed { 4 } else { 20_000 },
             yield_for: Duration::from_micros(if oversubscribed { 2_000 } else { 200 }),
             sleep_for: Duration::from_millis(2),
+            oversubscribed,
         }
     }
 }
@@ -76,6 +85,7 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, ready: &mut dyn FnMut() -> boo
     };
     loop {
         let bell = owner.doorbell.load(Ordering::SeqCst);
+        owner.armed.store(1, Ordering::SeqCst);
         owner.sleepers.fetch_add(1, Ordering::SeqCst);
         if ready() {
             owner.sleepers.fetch_sub(1, Ordering::SeqCst);
@@ -96,13 +106,16 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, ready: &mut dyn FnMut() -> boo
 #[inline]
 pub fn notify(owner: &PeCtrl) {
     fence(Ordering::SeqCst);
-    if owner.sleepers.load(Ordering::Relaxed) != 0 {
+    if owner.sleepers.load(Ordering::Relaxed) != 0 && owner.armed.load(Ordering::Relaxed) != 0 {
         ring(owner);
     }
 }
 
 #[cold]
 fn ring(owner: &PeCtrl) {
+    if owner.armed.swap(0, Ordering::SeqCst) == 0 {
+        return; // Another writer rang since the waiter armed the bell.
+    }
     owner.doorbell.fetch_add(1, Ordering::SeqCst);
     let _ = futex::wake(&owner.doorbell, futex::Flags::empty(), u32::MAX);
 }

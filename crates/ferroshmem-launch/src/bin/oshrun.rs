@@ -1,0 +1,298 @@
+//! `oshrun -n N prog args...`: starts N PEs of an OpenSHMEM program as processes sharing one job
+//! file, forwards signals, and ends the whole job as soon as one PE fails.
+//!
+//! PEs inherit oshrun's stdout and stderr, so their lines reach the terminal in the order they
+//! were written (the C library makes stdout line-buffered). When a PE fails, oshrun prints one
+//! line naming it and the cause, ends the other PEs (SIGTERM, then SIGKILL after 300 ms) and exits
+//! with the failing PE's status (128 + signal number for a signal). Each PE is also tied to
+//! oshrun's life (PR_SET_PDEATHSIG), so nothing outlives the job.
+#![allow(unsafe_code)]
+
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+use ferroshmem::job::{self, HeaderView, JobFile, Layout};
+
+const USAGE: &str = "usage: oshrun -n N [--] program [args...]
+  -n, -np, --npes N   number of PEs to start (default 1)
+  -h, --help          this text
+environment: SHMEM_SYMMETRIC_SIZE (per-PE symmetric heap, e.g. 512M, 2G; default 512M),
+             SHMEMX_TEAM_SLOTS (teams a PE can belong to at once; default 8192), SHMEM_DEBUG=1";
+
+/// Grace between SIGTERM and SIGKILL when ending a job.
+const KILL_GRACE: Duration = Duration::from_millis(300);
+
+struct Args {
+    npes: usize,
+    program: String,
+    args: Vec<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut argv = std::env::args().skip(1);
+    let mut npes = 1usize;
+    while let Some(a) = argv.next() {
+        match a.as_str() {
+            "-n" | "-np" | "--np" | "--npes" | "-N" => {
+                let v = argv.next().ok_or_else(|| format!("{a} needs a number"))?;
+                npes = v
+                    .parse()
+                    .map_err(|_| format!("{a} {v}: not a number of PEs"))?;
+            }
+            "-h" | "--help" => return Err(String::new()),
+            "--" => {
+                let program = argv.next().ok_or("no program given")?;
+                return Ok(Args {
+                    npes,
+                    program,
+                    args: argv.collect(),
+                });
+            }
+            s if s.starts_with("-n") && s[2..].parse::<usize>().is_ok() => {
+                npes = s[2..].parse().unwrap_or(1)
+            }
+            s if s.starts_with('-') => return Err(format!("unknown option {s}")),
+            _ => {
+                return Ok(Args {
+                    npes,
+                    program: a,
+                    args: argv.collect(),
+                })
+            }
+        }
+    }
+    Err("no program given".into())
+}
+
+fn size_from_env(name: &str, default: usize) -> Result<usize, String> {
+    match std::env::var(name) {
+        Err(_) => Ok(default),
+        Ok(v) => job::parse_size(&v)
+            .ok_or_else(|| format!("{name}={v:?} is not a size (examples: 65536, 512M, 2G)")),
+    }
+}
+
+fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGTERM => "SIGTERM",
+        _ => return format!("signal {sig}"),
+    };
+    format!("signal {sig} ({name})")
+}
+
+/// The signals oshrun handles synchronously (blocked, then taken with sigtimedwait).
+fn handled_signals() -> libc::sigset_t {
+    // SAFETY: sigset_t is plain data; sigemptyset initialises it before use.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [
+            libc::SIGCHLD,
+            libc::SIGINT,
+            libc::SIGTERM,
+            libc::SIGHUP,
+            libc::SIGQUIT,
+        ] {
+            libc::sigaddset(&mut set, s);
+        }
+        set
+    }
+}
+
+struct Pe {
+    pid: i32,
+    running: bool,
+}
+
+struct Job {
+    pes: Vec<Pe>,
+    /// Exit status of the job once something failed (first failure wins).
+    failure: Option<i32>,
+    /// When the remaining PEs were sent SIGTERM.
+    ending_since: Option<Instant>,
+}
+
+impl Job {
+    fn running(&self) -> usize {
+        self.pes.iter().filter(|p| p.running).count()
+    }
+
+    fn signal_all(&self, sig: i32) {
+        for p in self.pes.iter().filter(|p| p.running) {
+            // SAFETY: kill on a child we started and have not reaped (so the pid is ours).
+            unsafe { libc::kill(p.pid, sig) };
+        }
+    }
+
+    fn end(&mut self, status: i32) {
+        if self.failure.is_none() {
+            self.failure = Some(status);
+        }
+        if self.ending_since.is_none() {
+            self.ending_since = Some(Instant::now());
+            self.signal_all(libc::SIGTERM);
+        }
+    }
+}
+
+fn run(args: Args) -> Result<i32, String> {
+    if args.npes == 0 {
+        return Err("-n 0: a job needs at least one PE".into());
+    }
+    let heap = size_from_env(job::ENV_SYMMETRIC_SIZE, job::DEFAULT_HEAP_SIZE)?;
+    let slots = size_from_env(job::ENV_TEAM_SLOTS, job::DEFAULT_TEAM_SLOTS)?;
+    let file = JobFile::create(Layout::new(args.npes, heap, slots).map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    file.make_inheritable().map_err(|e| e.to_string())?;
+    let header_map = file.map_header().map_err(|e| e.to_string())?;
+    let header = HeaderView::new(&header_map);
+    use std::os::fd::AsRawFd;
+    let fd = file.fd().as_raw_fd();
+
+    let set = handled_signals();
+    // SAFETY: blocking signals in our own (single-threaded) process; the children unblock them.
+    unsafe { libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
+
+    let mut job = Job {
+        pes: Vec::with_capacity(args.npes),
+        failure: None,
+        ending_since: None,
+    };
+    for pe in 0..args.npes {
+        let mut cmd = Command::new(&args.program);
+        cmd.args(&args.args)
+            .env(job::ENV_JOB_FD, fd.to_string())
+            .env(job::ENV_PE, pe.to_string());
+        // SAFETY: only async-signal-safe calls between fork and exec: unblock signals, ask the
+        // kernel to kill this PE if oshrun dies, and check oshrun did not die already.
+        unsafe {
+            cmd.pre_exec(|| {
+                let set = handled_signals();
+                libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() == 1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            })
+        };
+        match cmd.spawn() {
+            Ok(child) => job.pes.push(Pe {
+                pid: child.id() as i32,
+                running: true,
+            }),
+            Err(e) => {
+                eprintln!("oshrun: cannot start {}: {e}", args.program);
+                job.end(127);
+                break;
+            }
+        }
+    }
+
+    while job.running() > 0 {
+        let timeout = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 50_000_000,
+        };
+        // SAFETY: `set` holds blocked signals; info is written by the kernel.
+        let sig = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::sigtimedwait(&set, &mut info, &timeout)
+        };
+        match sig {
+            libc::SIGINT | libc::SIGTERM | libc::SIGHUP | libc::SIGQUIT => {
+                if job.failure.is_none() {
+                    eprintln!("oshrun: received {}; ending the job", signal_name(sig));
+                }
+                job.end(128 + sig);
+            }
+            _ => {}
+        }
+        reap(&mut job, &header);
+        if let Some(since) = job.ending_since {
+            if since.elapsed() >= KILL_GRACE {
+                job.signal_all(libc::SIGKILL);
+            }
+        }
+    }
+    Ok(job.failure.unwrap_or(0))
+}
+
+/// Collects every PE that has ended and decides what its end means for the job.
+fn reap(job: &mut Job, header: &HeaderView<'_>) {
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid on our own children, non-blocking.
+        let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if pid <= 0 {
+            return;
+        }
+        let Some(pe) = job.pes.iter().position(|p| p.pid == pid) else {
+            continue;
+        };
+        job.pes[pe].running = false;
+        if job.ending_since.is_some() && job.failure.is_some() {
+            continue; // Already ending; this is one of the PEs we stopped.
+        }
+        if let Some(req) = header.exit_request() {
+            if req.status != 0 {
+                eprintln!(
+                    "oshrun: PE {} called shmem_global_exit({}); ending the job",
+                    req.pe, req.status
+                );
+            }
+            job.end(req.status);
+            // A global exit with status 0 is not a failure, but still ends the job.
+            continue;
+        }
+        let (failed, code, cause) = if libc::WIFEXITED(status) {
+            let code = libc::WEXITSTATUS(status);
+            (code != 0, code, format!("exited with status {code}"))
+        } else if libc::WIFSIGNALED(status) {
+            let sig = libc::WTERMSIG(status);
+            (
+                true,
+                128 + sig,
+                format!("was killed by {}", signal_name(sig)),
+            )
+        } else {
+            continue;
+        };
+        if failed {
+            eprintln!("oshrun: PE {pe} (pid {pid}) {cause}; ending the job");
+            job.end(code);
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(msg) => {
+            if msg.is_empty() {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("oshrun: {msg}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(args) {
+        Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+        Err(msg) => {
+            eprintln!("oshrun: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
