@@ -1,0 +1,119 @@
+//! The OpenSHMEM C ABI: thin `extern "C"` wrappers over the core crate. Errors that a routine
+//! can return become the specification's return codes; errors in routines that return nothing
+//! stop the job with a message naming the routine and the argument (see `fcore::runtime::fatal`).
+//!
+//! The hundreds of typed routines are generated: each family (put, get, atomic add, wait_until,
+//! ...) is one `macro_rules!` that defines a routine and its `shmem_ctx_` form from one body
+//! (through [`ctx_pair!`]), and each type table (RMA, AMO, point-to-point types) is one macro
+//! that feeds a family its `TYPENAME: rust_type` pairs. The headers in `include/` declare the
+//! same names.
+#![allow(unsafe_code)]
+#![allow(clippy::missing_safety_doc)]
+
+/// Defines the C routine `$plain` (on `SHMEM_CTX_DEFAULT`) and its context form `$ctxfn`
+/// (taking `shmem_ctx_t ctx` first) from one body, in which `$c` is the [`ctx::Call`].
+/// The routine name used in error messages is the C name, or the string given after `=`.
+macro_rules! ctx_pair {
+    ($plain:ident, $ctxfn:ident, $($rest:tt)*) => {
+        ctx_pair!($plain = stringify!($plain), $ctxfn = stringify!($ctxfn), $($rest)*);
+    };
+    ($plain:ident = $pname:expr, $ctxfn:ident = $cname:expr,
+     ($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)?, |$c:ident| $body:block) => {
+        #[no_mangle]
+        pub unsafe extern "C" fn $ctxfn(ctx: $crate::ctx::CtxHandle, $($arg: $ty),*) $(-> $ret)? {
+            // SAFETY: the C caller passes a context handle (null and stale ones are caught).
+            let $c = unsafe { $crate::ctx::Call::on(ctx, $cname) };
+            $body
+        }
+
+        #[no_mangle]
+        pub unsafe extern "C" fn $plain($($arg: $ty),*) $(-> $ret)? {
+            let $c = $crate::ctx::Call::default($pname);
+            $body
+        }
+    };
+}
+
+/// Calls `$m! { name: type, ... }` with the standard RMA types (spec Table "Standard RMA
+/// Types"), except `long double`, which C cannot pass by value to Rust (see `rma.rs`).
+macro_rules! rma_types {
+    ($m:ident) => {
+        $m! {
+            float: f32, double: f64, char: std::ffi::c_char, schar: std::ffi::c_schar,
+            short: std::ffi::c_short, int: std::ffi::c_int, long: std::ffi::c_long,
+            longlong: std::ffi::c_longlong, uchar: std::ffi::c_uchar, ushort: std::ffi::c_ushort,
+            uint: std::ffi::c_uint, ulong: std::ffi::c_ulong, ulonglong: std::ffi::c_ulonglong,
+            int8: i8, int16: i16, int32: i32, int64: i64, uint8: u8, uint16: u16, uint32: u32,
+            uint64: u64, size: usize, ptrdiff: isize,
+        }
+    };
+}
+
+/// Calls `$m! { name: type, ... }` with the standard AMO types.
+macro_rules! amo_standard_types {
+    ($m:ident) => {
+        $m! {
+            int: std::ffi::c_int, long: std::ffi::c_long, longlong: std::ffi::c_longlong,
+            uint: std::ffi::c_uint, ulong: std::ffi::c_ulong, ulonglong: std::ffi::c_ulonglong,
+            int32: i32, int64: i64, uint32: u32, uint64: u64, size: usize, ptrdiff: isize,
+        }
+    };
+}
+
+/// Calls `$m! { name: type, ... }` with the extended AMO types that are not standard ones.
+macro_rules! amo_extended_only_types {
+    ($m:ident) => {
+        $m! { float: f32, double: f64 }
+    };
+}
+
+/// Calls `$m! { name: type, ... }` with the bitwise AMO types.
+macro_rules! amo_bitwise_types {
+    ($m:ident) => {
+        $m! {
+            uint: std::ffi::c_uint, ulong: std::ffi::c_ulong, ulonglong: std::ffi::c_ulonglong,
+            int32: i32, int64: i64, uint32: u32, uint64: u64,
+        }
+    };
+}
+
+/// Calls `$m! { name: type as word, ... }` with the point-to-point types; `word` is a type of
+/// the same size and signedness that the core can load atomically.
+macro_rules! p2p_types {
+    ($m:ident) => {
+        $m! {
+            short: std::ffi::c_short as i16, int: std::ffi::c_int as i32, long: std::ffi::c_long as i64,
+            longlong: std::ffi::c_longlong as i64, ushort: std::ffi::c_ushort as u16,
+            uint: std::ffi::c_uint as u32, ulong: std::ffi::c_ulong as u64,
+            ulonglong: std::ffi::c_ulonglong as u64, int32: i32 as i32, int64: i64 as i64,
+            uint32: u32 as u32, uint64: u64 as u64, size: usize as u64, ptrdiff: isize as i64,
+        }
+    };
+}
+
+mod amo;
+mod ctx;
+mod lifecycle;
+mod memory;
+mod p2p;
+mod rma;
+
+use fcore::runtime::{fatal, Runtime};
+
+/// The runtime, or a clear stop naming `routine` when called before init.
+#[inline]
+pub(crate) fn rt(routine: &'static str) -> &'static Runtime {
+    match fcore::runtime::runtime(routine) {
+        Ok(rt) => rt,
+        Err(e) => fatal(&e),
+    }
+}
+
+/// Unwraps a core result or stops the job with its message.
+#[inline]
+pub(crate) fn check<T>(r: fcore::Result<T>) -> T {
+    match r {
+        Ok(v) => v,
+        Err(e) => fatal(&e),
+    }
+}

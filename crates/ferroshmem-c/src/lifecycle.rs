@@ -1,0 +1,165 @@
+//! init, finalize, queries and global exit.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use fcore::runtime::{self, InitOptions, ThreadLevel};
+
+use crate::rt;
+
+fn start(thread_level: ThreadLevel) -> c_int {
+    match runtime::init(InitOptions {
+        share_statics: true,
+        thread_level,
+    }) {
+        Ok(_) => {
+            // Lines from different PEs interleave whole and in real time only if each line is
+            // written as it is completed: make stdout line-buffered, as a terminal would.
+            // SAFETY: setvbuf on the process's stdout before any output of this library.
+            unsafe { libc_setvbuf_stdout_line() };
+            0
+        }
+        Err(e) => {
+            eprintln!("ferroshmem: shmem_init: {e}");
+            std::process::exit(fcore::runtime::ERROR_EXIT_STATUS)
+        }
+    }
+}
+
+extern "C" {
+    static mut stdout: *mut std::ffi::c_void;
+    fn setvbuf(stream: *mut std::ffi::c_void, buf: *mut c_char, mode: c_int, size: usize) -> c_int;
+}
+
+unsafe fn libc_setvbuf_stdout_line() {
+    const IOLBF: c_int = 1;
+    // SAFETY: `stdout` is glibc's FILE* for standard output, valid for the process lifetime.
+    unsafe { setvbuf(stdout, std::ptr::null_mut(), IOLBF, 0) };
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_init() {
+    start(ThreadLevel::Multiple);
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn shmem_init_thread(requested: c_int, provided: *mut c_int) -> c_int {
+    let _ = requested;
+    let rc = start(ThreadLevel::Multiple);
+    if !provided.is_null() {
+        // SAFETY: the caller passes a writable int or NULL.
+        unsafe { *provided = ThreadLevel::Multiple as c_int };
+    }
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn shmem_query_thread(provided: *mut c_int) {
+    rt("shmem_query_thread");
+    if !provided.is_null() {
+        // SAFETY: the caller passes a writable int or NULL.
+        unsafe { *provided = ThreadLevel::Multiple as c_int };
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_finalize() {
+    if let Ok(rt) = runtime::runtime("shmem_finalize") {
+        rt.finalize();
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_my_pe() -> c_int {
+    rt("shmem_my_pe").my_pe as c_int
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_n_pes() -> c_int {
+    rt("shmem_n_pes").n_pes as c_int
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_barrier_all() {
+    rt("shmem_barrier_all").barrier_all();
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_sync_all() {
+    rt("shmem_sync_all").barrier_all();
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_global_exit(status: c_int) {
+    match runtime::runtime("shmem_global_exit") {
+        Ok(rt) => rt.global_exit(status),
+        Err(_) => std::process::exit(status),
+    }
+}
+
+/// `SHMEM_MAJOR_VERSION` / `SHMEM_MINOR_VERSION`.
+const VERSION: (c_int, c_int) = (1, 5);
+/// `SHMEM_VENDOR_STRING` (NUL-terminated; shorter than `SHMEM_MAX_NAME_LEN`).
+const VENDOR: &[u8] = b"ferroshmem\0";
+
+#[no_mangle]
+pub unsafe extern "C" fn shmem_info_get_version(major: *mut c_int, minor: *mut c_int) {
+    if major.is_null() || minor.is_null() {
+        fcore::runtime::fatal(&fcore::Error::invalid(
+            "shmem_info_get_version",
+            "major/minor",
+            "null pointer",
+        ));
+    }
+    // SAFETY: non-null; the caller passes two writable ints.
+    unsafe { (*major, *minor) = VERSION };
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn shmem_info_get_name(name: *mut c_char) {
+    if name.is_null() {
+        fcore::runtime::fatal(&fcore::Error::invalid(
+            "shmem_info_get_name",
+            "name",
+            "null pointer",
+        ));
+    }
+    // SAFETY: the caller passes a buffer of SHMEM_MAX_NAME_LEN (256) bytes; VENDOR is shorter.
+    unsafe { std::ptr::copy_nonoverlapping(VENDOR.as_ptr().cast::<c_char>(), name, VENDOR.len()) };
+}
+
+/// Deprecated `start_pes`: the argument is ignored, as the specification says.
+#[no_mangle]
+pub extern "C" fn start_pes(npes: c_int) {
+    let _ = npes;
+    start(ThreadLevel::Multiple);
+}
+
+#[no_mangle]
+pub extern "C" fn _my_pe() -> c_int {
+    rt("_my_pe").my_pe as c_int
+}
+
+#[no_mangle]
+pub extern "C" fn _num_pes() -> c_int {
+    rt("_num_pes").n_pes as c_int
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_pe_accessible(pe: c_int) -> c_int {
+    c_int::from(
+        rt("shmem_pe_accessible")
+            .check_pe("shmem_pe_accessible", pe as i64)
+            .is_ok(),
+    )
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int {
+    let rt = rt("shmem_addr_accessible");
+    c_int::from(fcore::rma::ptr(rt, addr as usize, pe as i64) != 0)
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
+    fcore::rma::ptr(rt("shmem_ptr"), dest as usize, pe as i64) as *mut c_void
+}
