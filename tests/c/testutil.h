@@ -19,9 +19,9 @@
         }                                                                                \
     } while (0)
 
-/* Compares two integers of any type, printing both. */
+/* Compares two integers of any type (as long long), printing both. */
 #define CHECK_EQ(what, got, want)                                                        \
-    CHECK((got) == (want), "%s: got %lld, want %lld", (what), (long long)(got),          \
-          (long long)(want))
+    CHECK((long long)(got) == (long long)(want), "%s: got %lld, want %lld", (what),      \
+          (long long)(got), (long long)(want))
 
 #endif
