@@ -9,8 +9,10 @@
 
 use std::ffi::{c_int, c_long};
 
-use fcore::runtime::{fatal, Runtime};
+use fcore::runtime::Runtime;
 use fcore::Error;
+
+use crate::fatal;
 
 /// `SHMEM_CTX_SERIALIZED`.
 pub const CTX_SERIALIZED: c_long = 1;
@@ -179,12 +181,10 @@ pub unsafe extern "C" fn shmem_ctx_create(options: c_long, ctx: *mut CtxHandle) 
         ));
     }
     if options & !CTX_ALL_OPTIONS != 0 {
-        if rt.debug {
-            eprintln!(
-                "ferroshmem: PE {}: {routine}: options {options:#x} has unknown bits",
-                rt.my_pe
-            );
-        }
+        crate::debug_report(
+            rt,
+            format_args!("{routine}: options {options:#x} has unknown bits"),
+        );
         // SAFETY: non-null; the caller passes a writable shmem_ctx_t.
         unsafe { *ctx = std::ptr::null() };
         return 1;

@@ -98,7 +98,7 @@ mod memory;
 mod p2p;
 mod rma;
 
-use fcore::runtime::{fatal, Runtime};
+use fcore::runtime::Runtime;
 
 /// The runtime, or a clear stop naming `routine` when called before init.
 #[inline]
@@ -106,6 +106,32 @@ pub(crate) fn rt(routine: &'static str) -> &'static Runtime {
     match fcore::runtime::runtime(routine) {
         Ok(rt) => rt,
         Err(e) => fatal(&e),
+    }
+}
+
+/// Prints `message` for this PE on stderr under `SHMEM_DEBUG=1`, in one write so that lines
+/// of different PEs do not interleave.
+pub(crate) fn debug_report(rt: &Runtime, message: std::fmt::Arguments) {
+    if rt.debug {
+        use std::io::Write;
+        let line = format!("ferroshmem: PE {}: {message}\n", rt.my_pe);
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+}
+
+/// Ends the job because of `err`: prints it naming this PE (in one write, so that the lines of
+/// several failing PEs do not interleave) and exits as `fcore::runtime::fatal` does.
+#[cold]
+pub(crate) fn fatal(err: &fcore::Error) -> ! {
+    match fcore::runtime::runtime("") {
+        Ok(rt) => {
+            use std::io::Write;
+            let line = format!("ferroshmem: PE {}: {err}\n", rt.my_pe);
+            let _ = std::io::stderr().lock().write_all(line.as_bytes());
+            rt.global_exit(fcore::runtime::ERROR_EXIT_STATUS)
+        }
+        // Before init (or after finalize) there is no job to end: the core prints and exits.
+        Err(_) => fcore::runtime::fatal(err),
     }
 }
 

@@ -104,7 +104,7 @@ const VENDOR: &[u8] = b"ferroshmem\0";
 #[no_mangle]
 pub unsafe extern "C" fn shmem_info_get_version(major: *mut c_int, minor: *mut c_int) {
     if major.is_null() || minor.is_null() {
-        fcore::runtime::fatal(&fcore::Error::invalid(
+        crate::fatal(&fcore::Error::invalid(
             "shmem_info_get_version",
             "major/minor",
             "null pointer",
@@ -117,7 +117,7 @@ pub unsafe extern "C" fn shmem_info_get_version(major: *mut c_int, minor: *mut c
 #[no_mangle]
 pub unsafe extern "C" fn shmem_info_get_name(name: *mut c_char) {
     if name.is_null() {
-        fcore::runtime::fatal(&fcore::Error::invalid(
+        crate::fatal(&fcore::Error::invalid(
             "shmem_info_get_name",
             "name",
             "null pointer",

@@ -25,9 +25,7 @@ fn to_ptr(rt: &Runtime, r: fcore::Result<Option<usize>>) -> *mut c_void {
         Ok(Some(a)) => a as *mut c_void,
         Ok(None) => std::ptr::null_mut(),
         Err(e) => {
-            if rt.debug {
-                eprintln!("ferroshmem: PE {}: {e}", rt.my_pe);
-            }
+            crate::debug_report(rt, format_args!("{e}"));
             std::ptr::null_mut()
         }
     }
@@ -44,10 +42,10 @@ pub extern "C" fn shmem_malloc_with_hints(size: usize, hints: c_long) -> *mut c_
     let rt = rt("shmem_malloc_with_hints");
     // Every hint is satisfied by ordinary symmetric memory on one machine (atomics and signals
     // are hardware operations on it); unknown hints are ignored, as the specification allows.
-    if hints & !(MALLOC_ATOMICS_REMOTE | MALLOC_SIGNAL_REMOTE) != 0 && rt.debug {
-        eprintln!(
-            "ferroshmem: PE {}: shmem_malloc_with_hints: unknown hints {hints:#x} ignored",
-            rt.my_pe
+    if hints & !(MALLOC_ATOMICS_REMOTE | MALLOC_SIGNAL_REMOTE) != 0 {
+        crate::debug_report(
+            rt,
+            format_args!("shmem_malloc_with_hints: unknown hints {hints:#x} ignored"),
         );
     }
     to_ptr(
@@ -87,7 +85,7 @@ pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
     let routine = "shmem_realloc";
     let rt = rt(routine);
     match rt.sym_realloc(routine, ptr as usize, size) {
-        Err(e @ fcore::Error::InvalidFree { .. }) => fcore::runtime::fatal(&e),
+        Err(e @ fcore::Error::InvalidFree { .. }) => crate::fatal(&e),
         r => to_ptr(rt, r),
     }
 }
