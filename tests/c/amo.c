@@ -20,7 +20,6 @@ ptrdiff_t g_ptrdiff;
 static int64_t s_i64;
 static float s_float;
 
-static int me, npes, right, left;
 
 /* One PE at a time operates on its right neighbour's words; all of them are checked. */
 static void test_ops(const char *where, int *ip, unsigned int *up, long *lp, uint64_t *u64p, double *dp, float *fp,
@@ -182,12 +181,7 @@ static void test_concurrency(const char *where, long *counter, uint64_t *ucounte
 }
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
-    (void)left;
+    start_test();
 
     test_ops("static", &g_int, &g_uint, &g_counter, &g_ucounter, &g_double, &s_float, &g_size, &g_ptrdiff, &s_i64);
 

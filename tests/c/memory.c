@@ -8,7 +8,6 @@
 
 #include "testutil.h"
 
-static int me, npes, right;
 
 /* The block is usable by a remote put from the left neighbour. */
 static void check_remote(const char *what, char *p, size_t len) {
@@ -25,10 +24,7 @@ static void check_remote(const char *what, char *p, size_t len) {
 }
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
+    start_test();
 
     /* Size 0 gives NULL (and is still collective). */
     CHECK(shmem_malloc(0) == NULL, "malloc(0) not NULL");

@@ -19,7 +19,6 @@ long g_lock;
 long g_shared_counter;
 double g_data[64];
 
-static int me, npes, right, left;
 
 static void test_wait_flag(void) {
     /* Static flag. */
@@ -229,11 +228,7 @@ static void test_lock(void) {
 }
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    start_test();
 
     test_wait_flag();
     test_sets("static", g_ivars);

@@ -24,7 +24,6 @@ uint16_t g_u16[N];
 size_t g_size[N];
 ptrdiff_t g_ptrdiff[N];
 
-static int me, npes, right, left;
 
 /* Symmetric buffers of one run: either the static ones or heap ones. */
 struct bufs {
@@ -331,11 +330,7 @@ static void run_all(const char *where, struct bufs *b) {
 
 int main(void) {
     static short fs_short[N]; /* a function-static variable is symmetric too */
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    start_test();
 
     struct bufs st = {g_int, g_ld, g_u64, g_bytes, fs_short, s_double, g_float, g_ull, g_i8, g_u16, g_size, g_ptrdiff};
     run_all("static", &st);

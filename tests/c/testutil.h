@@ -24,4 +24,16 @@
     CHECK((long long)(got) == (long long)(want), "%s: got %lld, want %lld", (what),      \
           (long long)(got), (long long)(want))
 
+/* This PE, the number of PEs and its ring neighbours; set by start_test(). */
+static int me, npes, right, left;
+
+/* shmem_init, then the variables above. */
+static inline void start_test(void) {
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    right = (me + 1) % npes;
+    left = (me + npes - 1) % npes;
+}
+
 #endif

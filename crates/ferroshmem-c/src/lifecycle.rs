@@ -68,15 +68,16 @@ pub extern "C" fn shmem_finalize() {
     }
 }
 
-#[no_mangle]
-pub extern "C" fn shmem_my_pe() -> c_int {
-    rt("shmem_my_pe").my_pe as c_int
+/// `shmem_my_pe`, `shmem_n_pes` and their deprecated names `_my_pe`, `_num_pes`.
+macro_rules! pe_query {
+    ($($name:ident => $field:ident),* $(,)?) => {$(
+        #[no_mangle]
+        pub extern "C" fn $name() -> c_int {
+            rt(stringify!($name)).$field as c_int
+        }
+    )*};
 }
-
-#[no_mangle]
-pub extern "C" fn shmem_n_pes() -> c_int {
-    rt("shmem_n_pes").n_pes as c_int
-}
+pe_query!(shmem_my_pe => my_pe, shmem_n_pes => n_pes, _my_pe => my_pe, _num_pes => n_pes);
 
 #[no_mangle]
 pub extern "C" fn shmem_barrier_all() {
@@ -132,16 +133,6 @@ pub unsafe extern "C" fn shmem_info_get_name(name: *mut c_char) {
 pub extern "C" fn start_pes(npes: c_int) {
     let _ = npes;
     start(ThreadLevel::Multiple);
-}
-
-#[no_mangle]
-pub extern "C" fn _my_pe() -> c_int {
-    rt("_my_pe").my_pe as c_int
-}
-
-#[no_mangle]
-pub extern "C" fn _num_pes() -> c_int {
-    rt("_num_pes").n_pes as c_int
 }
 
 #[no_mangle]

@@ -19,34 +19,28 @@ use crate::ctx::Call;
 pub struct LongDouble([u8; 16]);
 
 impl Call<'_> {
-    /// Copies `nbytes` from local `src` to `dest` on `pe`.
+    /// Contiguous put (`is_put`: `nbytes` from local `src` to `dest` on `pe`) or get (from
+    /// `src` on `pe` to local `dest`).
     ///
     /// # Safety
-    /// `src` must be readable for `nbytes`.
+    /// The local side must be valid for `nbytes`.
     #[inline]
-    pub unsafe fn put(&self, dest: *mut c_void, src: *const c_void, nbytes: usize, pe: c_int) {
-        // SAFETY: forwarded contract; the target is checked by the core.
+    pub unsafe fn copy(
+        &self,
+        is_put: bool,
+        dest: *mut c_void,
+        src: *const c_void,
+        nbytes: usize,
+        pe: c_int,
+    ) {
+        let f = if is_put {
+            fcore::rma::put
+        } else {
+            fcore::rma::get
+        };
+        // SAFETY: forwarded contract; the remote side is checked by the core.
         self.check(unsafe {
-            fcore::rma::put(
-                self.rt,
-                self.routine,
-                dest.cast(),
-                src.cast(),
-                nbytes,
-                self.pe(pe),
-            )
-        })
-    }
-
-    /// Copies `nbytes` from `src` on `pe` to local `dest`.
-    ///
-    /// # Safety
-    /// `dest` must be writable for `nbytes`.
-    #[inline]
-    pub unsafe fn get(&self, dest: *mut c_void, src: *const c_void, nbytes: usize, pe: c_int) {
-        // SAFETY: forwarded contract; the source is checked by the core.
-        self.check(unsafe {
-            fcore::rma::get(
+            f(
                 self.rt,
                 self.routine,
                 dest.cast(),
@@ -134,13 +128,9 @@ macro_rules! def_contiguous {
     ($plain:ident, $ctxfn:ident, $is_put:expr, $t:ty, $size:expr) => {
         ctx_pair!($plain, $ctxfn, (dest: *mut $t, source: *const $t, nelems: usize, pe: c_int), |c| {
             let nbytes = c.bytes(nelems, $size);
-            if $is_put {
-                // SAFETY: the C caller passes a readable source of nelems elements.
-                unsafe { c.put(dest.cast(), source.cast(), nbytes, pe) }
-            } else {
-                // SAFETY: the C caller passes a writable dest of nelems elements.
-                unsafe { c.get(dest.cast(), source.cast(), nbytes, pe) }
-            }
+            // SAFETY: the C caller passes a local array (source of a put, dest of a get) of
+            // nelems elements.
+            unsafe { c.copy($is_put, dest.cast(), source.cast(), nbytes, pe) }
         });
     };
 }
@@ -174,7 +164,7 @@ macro_rules! def_p {
     ($plain:ident, $ctxfn:ident, $t:ty) => {
         ctx_pair!($plain, $ctxfn, (dest: *mut $t, value: $t, pe: c_int), |c| {
             // SAFETY: `value` is a local of the right size.
-            unsafe { c.put(dest.cast(), (&value as *const $t).cast(), size_of::<$t>(), pe) }
+            unsafe { c.copy(true, dest.cast(), (&value as *const $t).cast(), size_of::<$t>(), pe) }
         });
     };
 }
@@ -186,7 +176,7 @@ macro_rules! def_g {
             let mut value = MaybeUninit::<$t>::uninit();
             // SAFETY: `value` is a local of the right size; `get` fills all of it or ends the job.
             unsafe {
-                c.get(value.as_mut_ptr().cast(), source.cast(), size_of::<$t>(), pe);
+                c.copy(false, value.as_mut_ptr().cast(), source.cast(), size_of::<$t>(), pe);
                 value.assume_init()
             }
         });
@@ -199,12 +189,12 @@ macro_rules! def_pg_by_ref {
         ctx_pair!(ferroshmem_longdouble_p = "shmem_longdouble_p", ferroshmem_ctx_longdouble_p = "shmem_ctx_longdouble_p",
             (dest: *mut $t, value: *const $t, pe: c_int), |c| {
             // SAFETY: the header passes the address of its by-value argument.
-            unsafe { c.put(dest.cast(), value.cast(), size_of::<$t>(), pe) }
+            unsafe { c.copy(true, dest.cast(), value.cast(), size_of::<$t>(), pe) }
         });
         ctx_pair!(ferroshmem_longdouble_g = "shmem_longdouble_g", ferroshmem_ctx_longdouble_g = "shmem_ctx_longdouble_g",
             (value: *mut $t, source: *const $t, pe: c_int), |c| {
             // SAFETY: the header passes the address of its local result.
-            unsafe { c.get(value.cast(), source.cast(), size_of::<$t>(), pe) }
+            unsafe { c.copy(false, value.cast(), source.cast(), size_of::<$t>(), pe) }
         });
     };
 }
