@@ -326,7 +326,7 @@ int shmem_test_lock(long *lock);
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 
 /* Selected when no overload matches; it takes no arguments, so the call does not compile. */
-void ferroshmem_c11_type_mismatch(void);
+void ferroshmem_c11_no_overload_for_these_argument_types(void);
 
 #define FERROSHMEM_C11_ARG0(...) FERROSHMEM_C11_ARG0_(__VA_ARGS__, ~)
 #define FERROSHMEM_C11_ARG0_(a, ...) a
@@ -360,7 +360,7 @@ void ferroshmem_c11_type_mismatch(void);
 #define FERROSHMEM_C11_CTX_AC(T, N, OP) T *: shmem_ctx_##N##OP, const T *: shmem_ctx_##N##OP,
 
 #define FERROSHMEM_C11_SELECT(TYPES, ASSOC, OP, ARG)                                              \
-    _Generic((ARG), TYPES(ASSOC, OP) default: ferroshmem_c11_type_mismatch)
+    _Generic((ARG), TYPES(ASSOC, OP) default: ferroshmem_c11_no_overload_for_these_argument_types)
 /* Overloads on the type of the first argument. */
 #define FERROSHMEM_C11(TYPES, KIND, OP, ...)                                                      \
     FERROSHMEM_C11_SELECT(TYPES, FERROSHMEM_C11_##KIND, OP, FERROSHMEM_C11_ARG0(__VA_ARGS__))(__VA_ARGS__)
@@ -370,7 +370,7 @@ void ferroshmem_c11_type_mismatch(void);
         shmem_ctx_t: FERROSHMEM_C11_SELECT(TYPES, FERROSHMEM_C11_CTX_##KIND, OP,                   \
                                            FERROSHMEM_C11_ARG1(__VA_ARGS__)),                      \
         TYPES(FERROSHMEM_C11_##KIND, OP)                                                           \
-        default: ferroshmem_c11_type_mismatch)(__VA_ARGS__)
+        default: ferroshmem_c11_no_overload_for_these_argument_types)(__VA_ARGS__)
 
 #define shmem_put(...) FERROSHMEM_C11_CTX(FERROSHMEM_C11_RMA, A, _put, __VA_ARGS__)
 #define shmem_get(...) FERROSHMEM_C11_CTX(FERROSHMEM_C11_RMA, A, _get, __VA_ARGS__)

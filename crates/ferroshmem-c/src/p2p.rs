@@ -71,6 +71,7 @@ impl Call<'_> {
 unsafe fn run<S: SyncWord>(
     c: &Call,
     what: What,
+    argument: &'static str,
     ivars: *const S,
     nelems: usize,
     indices: *mut usize,
@@ -80,7 +81,7 @@ unsafe fn run<S: SyncWord>(
     vector: bool,
 ) -> usize {
     let size = std::mem::size_of::<S>();
-    c.check_watched("ivars", ivars as usize, nelems, size);
+    c.check_watched(argument, ivars as usize, nelems, size);
     let cmp = c.check(Cmp::from_c(c.routine, cmp));
     if nelems > 0 && values.is_null() {
         c.invalid("cmp_values", "null array of comparison values");
@@ -121,7 +122,7 @@ macro_rules! p2p_fn {
             let c = Call::default(stringify!($name));
             // SAFETY: the C caller passes arrays valid for nelems elements; `$t` and `$s` have
             // the same size and alignment.
-            let n = unsafe { run::<$s>(&c, What::$what, $iv.cast::<$s>(), $ne, $ix, $st, $cmp, ($vals as *const $t).cast::<$s>(), $vec) };
+            let n = unsafe { run::<$s>(&c, What::$what, stringify!($iv), $iv.cast::<$s>(), $ne, $ix, $st, $cmp, ($vals as *const $t).cast::<$s>(), $vec) };
             <$ret as FromCount>::from_count(n)
         }
     };
@@ -178,6 +179,7 @@ pub unsafe extern "C" fn shmem_wait(ivar: *mut c_long, cmp_value: c_long) {
         run::<i64>(
             &c,
             What::WaitAll,
+            "ivar",
             ivar.cast(),
             1,
             null_mut(),
