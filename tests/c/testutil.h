@@ -2,21 +2,36 @@
 #ifndef FERROSHMEM_TESTUTIL_H
 #define FERROSHMEM_TESTUTIL_H
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <shmem.h>
+
+/* Prints one line (in one write, so lines of several PEs do not interleave) and ends the job
+ * with status 1. */
+__attribute__((format(printf, 4, 5), noreturn)) static inline void test_fail(const char *file, int line, const char *cond,
+                                                                      const char *fmt, ...) {
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, "PE %d: %s:%d: CHECK(%s) failed: ", shmem_my_pe(), file, line, cond);
+    if (n < 0 || n >= (int)sizeof buf) n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    n += m < 0 ? 0 : (m < (int)(sizeof buf - (size_t)n - 1) ? m : (int)(sizeof buf - (size_t)n - 2));
+    buf[n++] = '\n';
+    ssize_t w = write(2, buf, (size_t)n);
+    (void)w;
+    shmem_global_exit(1);
+    for (;;) {
+    }
+}
 
 /* CHECK(condition, printf-format, args...): on failure prints the PE, the place, the
  * condition and the message, then ends the whole job with status 1. */
 #define CHECK(cond, ...)                                                                 \
     do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "PE %d: %s:%d: CHECK(%s) failed: ", shmem_my_pe(), __FILE__,  \
-                    __LINE__, #cond);                                                    \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-            fflush(stderr);                                                              \
-            shmem_global_exit(1);                                                        \
-        }                                                                                \
+        if (!(cond)) test_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                  \
     } while (0)
 
 /* Compares two integers of any type (as long long), printing both. */
