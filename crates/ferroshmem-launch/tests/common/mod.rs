@@ -1,0 +1,147 @@
+//! Running oshrun from tests: every launch has a timeout, and after every launch nothing of the
+//! job may remain (no process of the program, no new file in /dev/shm).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub fn oshrun() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_oshrun"))
+}
+
+pub fn oshcc() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_oshcc"))
+}
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// Where tests put what they build.
+pub fn scratch_dir() -> PathBuf {
+    let dir = repo_root().join("target/test-programs");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// What a finished (or timed-out) job left.
+#[derive(Debug)]
+pub struct JobResult {
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+    pub timed_out: bool,
+}
+
+fn dev_shm() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir("/dev/shm")
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Environment variable that marks every process of one test job.
+const JOB_TOKEN: &str = "FERROSHMEM_TEST_JOB_TOKEN";
+
+fn new_token() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Live processes carrying the job token `token` in their environment.
+pub fn processes_of(token: &str) -> Vec<u32> {
+    let needle = format!("{JOB_TOKEN}={token}");
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()))
+                .filter(|pid| {
+                    std::fs::read(format!("/proc/{pid}/environ"))
+                        .is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == needle.as_bytes()))
+                        && std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                            .is_ok_and(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Runs `oshrun -n npes program args` with `env`, killing it after `timeout`. Asserts that no
+/// process of `program` and no /dev/shm file outlives the job.
+pub fn run_job(npes: usize, program: &Path, args: &[&str], env: &[(&str, &str)], timeout: Duration) -> JobResult {
+    let shm_before = dev_shm();
+    let start = Instant::now();
+    let token = new_token();
+    let mut cmd = Command::new(oshrun());
+    cmd.env(JOB_TOKEN, &token);
+    cmd.arg("-n").arg(npes.to_string()).arg(program).args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("start oshrun");
+    // Drain the pipes on threads so a chatty job cannot block on a full pipe.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut out, &mut s).ok();
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut err, &mut s).ok();
+        s
+    });
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if start.elapsed() > timeout {
+            timed_out = true;
+            child.kill().ok();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let elapsed = start.elapsed();
+    let stdout = t_out.join().unwrap();
+    let stderr = t_err.join().unwrap();
+    // PEs die with oshrun (PR_SET_PDEATHSIG); give the kernel a moment to deliver that on a timeout.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut left = processes_of(&token);
+    while !left.is_empty() && timed_out && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        left = processes_of(&token);
+    }
+    assert!(left.is_empty(), "processes of {} left after the job: {left:?}", program.display());
+    assert_eq!(shm_before, dev_shm(), "the job left files in /dev/shm");
+    JobResult { status: status.code(), stdout, stderr, elapsed, timed_out }
+}
+
+/// Compiles a C program with oshcc into the scratch directory; returns the executable.
+pub fn compile_c(source: &Path) -> PathBuf {
+    let stem = source.file_stem().unwrap().to_string_lossy().into_owned();
+    let parent = source.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
+    let exe = scratch_dir().join(format!("{parent}-{stem}"));
+    let out: Output = Command::new(oshcc())
+        .args(["-std=gnu11", "-O1", "-g", "-Wall", "-Werror"])
+        .arg(source)
+        .arg("-lm")
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("run oshcc");
+    assert!(
+        out.status.success(),
+        "oshcc {} failed:\n{}{}",
+        source.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}

@@ -1,0 +1,110 @@
+//! oshrun's own behaviour: signals reach every PE, a program without oshrun is one PE.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ferroshmem::{Compare, Shmem, SymSlice};
+
+const CHILD: &str = "FERROSHMEM_LAUNCHER_TEST";
+
+/// In a PE: say "ready", then block forever in a wait nobody satisfies.
+fn blocked_pe() {
+    let s = Shmem::init().unwrap();
+    let flag: SymSlice<u64> = s.alloc(1).unwrap();
+    println!("ready {}", s.my_pe());
+    flag.wait_until(0, Compare::Eq, 1).unwrap();
+}
+
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn sigterm_to_oshrun_ends_every_pe() {
+    if std::env::var(CHILD).is_ok() {
+        return blocked_pe();
+    }
+    let exe = std::env::current_exe().unwrap();
+    let n = 4;
+    let token = format!("sigterm-test-{}", std::process::id());
+    let child = Command::new(common::oshrun())
+        .args(["-n", &n.to_string()])
+        .arg(&exe)
+        .args(["sigterm_to_oshrun_ends_every_pe", "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env("FERROSHMEM_TEST_JOB_TOKEN", &token)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // If an assertion fails, the guard kills oshrun, and with it the PEs.
+    let mut child = KillOnDrop(child);
+    let child = &mut child.0;
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut ready = 0;
+    while ready < n {
+        let line = lines.next().expect("PE output ended before all were ready").unwrap();
+        if line.contains("ready ") {
+            ready += 1;
+        }
+    }
+    assert_eq!(common::processes_of(&token).len(), n + 1, "oshrun and its PEs");
+    // kill(1) keeps this test free of unsafe code.
+    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "oshrun did not end after SIGTERM");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(status.code(), Some(128 + 15));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.contains("received signal 15 (SIGTERM); ending the job"), "{err}");
+    assert!(common::processes_of(&token).is_empty(), "PEs outlived oshrun");
+}
+
+#[test]
+fn program_without_oshrun_is_one_pe() {
+    if std::env::var(CHILD).is_ok() {
+        let s = Shmem::init().unwrap();
+        assert_eq!((s.my_pe(), s.n_pes()), (0, 1));
+        let x: SymSlice<u32> = s.alloc(4).unwrap();
+        x.p(0, 3, 11).unwrap();
+        assert_eq!(x.read(3).unwrap(), 11);
+        s.barrier_all();
+        println!("single PE ok");
+        return;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["program_without_oshrun_is_one_pe", "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env_remove("FERROSHMEM_JOB_FD")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("single PE ok"));
+}
+
+#[test]
+fn bad_command_lines_are_refused() {
+    let out = Command::new(common::oshrun()).args(["-n", "0", "true"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at least one PE"));
+    let out = Command::new(common::oshrun()).args(["-n", "2", "/nonexistent/program"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(127));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start /nonexistent/program"));
+    let out = Command::new(common::oshrun()).env("SHMEM_SYMMETRIC_SIZE", "lots").args(["true"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("SHMEM_SYMMETRIC_SIZE"));
+}

@@ -1,0 +1,166 @@
+//! The safe Rust API on real PEs: each test re-runs this test binary under oshrun as N PEs
+//! (only the named test runs in each PE), with a timeout and a leftover check.
+
+mod common;
+
+use std::time::Duration;
+
+use ferroshmem::{Compare, Error, Lock, Shmem, Signal, SymSlice};
+
+const CHILD: &str = "FERROSHMEM_SPMD_TEST";
+const PE_COUNTS: &[usize] = &[1, 2, 4, 7];
+
+/// Runs `body` as an SPMD program on each PE count: in the parent, launches the jobs; in a PE,
+/// runs the body between init and finalize.
+fn spmd(name: &str, npes: &[usize], body: fn(&Shmem)) {
+    if let Ok(which) = std::env::var(CHILD) {
+        if which == name {
+            let shmem = Shmem::init().expect("init");
+            body(&shmem);
+            shmem.finalize();
+        }
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    for &n in npes {
+        let r = common::run_job(
+            n,
+            &exe,
+            &[name, "--exact", "--nocapture", "--test-threads=1"],
+            &[(CHILD, name)],
+            Duration::from_secs(120),
+        );
+        assert!(!r.timed_out, "{name} at {n} PEs timed out\n{}{}", r.stdout, r.stderr);
+        assert_eq!(r.status, Some(0), "{name} at {n} PEs failed\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    }
+}
+
+#[test]
+fn put_get_p_g_between_neighbours() {
+    spmd("put_get_p_g_between_neighbours", PE_COUNTS, |s| {
+        let (me, n) = (s.my_pe(), s.n_pes());
+        let right = (me + 1) % n;
+        let left = (me + n - 1) % n;
+        let data: SymSlice<u64> = s.alloc(1000).unwrap();
+        let src: Vec<u64> = (0..1000).map(|i| (me * 1_000_000 + i) as u64).collect();
+        data.put(right, 0, &src).unwrap();
+        s.barrier_all();
+        let local = data.to_vec();
+        assert!(local.iter().enumerate().all(|(i, &v)| v == (left * 1_000_000 + i) as u64));
+        let mut got = vec![0u64; 10];
+        data.get(right, 990, &mut got).unwrap();
+        assert_eq!(got[9], (me * 1_000_000 + 999) as u64, "get sees what we put there");
+        s.barrier_all();
+        data.p(left, 5, 42).unwrap();
+        s.barrier_all();
+        assert_eq!(data.read(5).unwrap(), 42);
+        assert_eq!(data.g(right, 5).unwrap(), 42);
+        assert!(!data.ptr(right, 0).unwrap().is_null());
+        data.free().unwrap();
+    });
+}
+
+#[test]
+fn atomics_from_every_pe_add_up() {
+    spmd("atomics_from_every_pe_add_up", PE_COUNTS, |s| {
+        let (me, n) = (s.my_pe(), s.n_pes());
+        let counters: SymSlice<i64> = s.alloc(4).unwrap();
+        for _ in 0..100 {
+            counters.atomic_fetch_add(0, 0, 1).unwrap();
+            counters.atomic_fetch_add(n - 1, 1, -2).unwrap();
+        }
+        counters.atomic_fetch_or(0, 2, 1 << me).unwrap();
+        s.barrier_all();
+        if me == 0 {
+            assert_eq!(counters.read(0).unwrap(), 100 * n as i64);
+            assert_eq!(counters.read(2).unwrap(), (1i64 << n) - 1);
+        }
+        if me == n - 1 {
+            assert_eq!(counters.read(1).unwrap(), -200 * n as i64);
+        }
+        s.barrier_all();
+        // compare_swap elects exactly one winner.
+        let won = counters.atomic_compare_swap(0, 3, 0, me as i64 + 1).unwrap() == 0;
+        let winners: SymSlice<i32> = s.alloc(1).unwrap();
+        if won {
+            winners.atomic_fetch_add(0, 0, 1).unwrap();
+        }
+        s.barrier_all();
+        if me == 0 {
+            assert_eq!(winners.read(0).unwrap(), 1);
+        }
+        counters.atomic_set(me, 3, 5).unwrap();
+        assert_eq!(counters.atomic_swap(me, 3, 9).unwrap(), 5);
+        assert_eq!(counters.atomic_fetch_xor(me, 3, 3).unwrap(), 9);
+        assert_eq!(counters.atomic_fetch_and(me, 3, 8).unwrap(), 10);
+        assert_eq!(counters.atomic_fetch(me, 3).unwrap(), 8);
+    });
+}
+
+#[test]
+fn put_signal_wakes_a_waiting_neighbour() {
+    spmd("put_signal_wakes_a_waiting_neighbour", PE_COUNTS, |s| {
+        let (me, n) = (s.my_pe(), s.n_pes());
+        let data: SymSlice<u32> = s.alloc(64).unwrap();
+        let sig: SymSlice<u64> = s.alloc(1).unwrap();
+        // A token passes around the ring: each PE waits for its left neighbour's signal.
+        for round in 1..=20u64 {
+            if me == 0 && round > 0 {
+                // PE 0 starts each round.
+            } else {
+                sig.wait_until(0, Compare::Ge, round).unwrap();
+                assert_eq!(data.read(63).unwrap(), round as u32, "data arrives before its signal");
+            }
+            let payload = vec![round as u32; 64];
+            data.put_signal((me + 1) % n, 0, &payload, &sig, 0, 1, Signal::Add).unwrap();
+            if me == 0 {
+                sig.wait_until(0, Compare::Ge, round).unwrap();
+            }
+        }
+        s.barrier_all();
+        assert_eq!(sig.read(0).unwrap(), 20);
+        assert!(sig.test(0, Compare::Eq, 20).unwrap());
+    });
+}
+
+#[test]
+fn lock_protects_a_read_modify_write() {
+    spmd("lock_protects_a_read_modify_write", PE_COUNTS, |s| {
+        let lock = Lock::new(s).unwrap();
+        let total: SymSlice<u64> = s.alloc(1).unwrap();
+        for _ in 0..50 {
+            let _guard = lock.lock().unwrap();
+            // A non-atomic read-modify-write that only the lock keeps correct.
+            let v = total.g(0, 0).unwrap();
+            total.p(0, 0, v + 1).unwrap();
+        }
+        s.barrier_all();
+        assert_eq!(total.g(0, 0).unwrap(), 50 * s.n_pes() as u64);
+    });
+}
+
+#[test]
+fn allocations_are_symmetric_and_errors_are_clear() {
+    spmd("allocations_are_symmetric_and_errors_are_clear", PE_COUNTS, |s| {
+        let n = s.n_pes();
+        let a: SymSlice<u8> = s.alloc(100).unwrap();
+        let b: SymSlice<f64> = s.alloc(3).unwrap();
+        let offsets: SymSlice<u64> = s.alloc(2 * n).unwrap();
+        let base = s.runtime().heap_start();
+        let mine = [(a.as_ptr() as usize - base) as u64, (b.as_ptr() as usize - base) as u64];
+        offsets.put(0, 2 * s.my_pe(), &mine).unwrap();
+        s.barrier_all();
+        if s.my_pe() == 0 {
+            let all = offsets.to_vec();
+            assert!(all.chunks(2).all(|c| c == mine), "same offsets on every PE: {all:?}");
+        }
+        assert!(matches!(a.p(n, 0, 1), Err(Error::InvalidPe { pe, .. }) if pe == n as i64));
+        assert!(matches!(a.put(0, 99, &[1, 2]), Err(Error::InvalidArgument { argument: "offset", .. })));
+        let err = a.g(n + 3, 0).unwrap_err().to_string();
+        assert!(err.contains("PE") && err.contains("out of range"), "{err}");
+        let huge = s.alloc::<u8>(1 << 40);
+        assert!(matches!(huge, Err(Error::OutOfMemory { .. })), "{huge:?}");
+        drop(a);
+        b.free().unwrap();
+    });
+}
