@@ -531,11 +531,17 @@ pub const ERROR_EXIT_STATUS: i32 = 255;
 pub fn fatal(err: &Error) -> ! {
     let p = RUNTIME.load(Ordering::Acquire);
     if p.is_null() {
-        eprintln!("ferroshmem: {err}");
+        report_line(&format!("ferroshmem: {err}\n"));
         std::process::exit(ERROR_EXIT_STATUS);
     }
     // SAFETY: see `runtime`.
     let rt = unsafe { &*p };
-    eprintln!("ferroshmem: PE {}: {err}", rt.my_pe);
+    report_line(&format!("ferroshmem: PE {}: {err}\n", rt.my_pe));
     rt.global_exit(ERROR_EXIT_STATUS)
+}
+
+/// Writes a whole line to stderr in one write, so lines of different PEs never tear.
+pub fn report_line(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
