@@ -34,7 +34,9 @@ fn parse(source: &Path) -> Vec<Directive> {
         };
         d.stderr = stderr;
         for tok in head.split_whitespace() {
-            let (k, v) = tok.split_once('=').unwrap_or_else(|| panic!("{}: bad directive token {tok}", source.display()));
+            let (k, v) = tok
+                .split_once('=')
+                .unwrap_or_else(|| panic!("{}: bad directive token {tok}", source.display()));
             match k {
                 "npes" => d.npes = v.split(',').map(|n| n.parse().unwrap()).collect(),
                 "expect-exit" => d.expect_exit = v.parse().unwrap(),
@@ -59,7 +61,11 @@ fn sources() -> Vec<PathBuf> {
     let mut v = Vec::new();
     for dir in ["tests/c", "tests/launch", "examples/c"] {
         if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
-            v.extend(rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "c")));
+            v.extend(
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "c")),
+            );
         }
     }
     v.sort();
@@ -95,21 +101,22 @@ fn main() {
                 let verdict = match result {
                     Err(_) => Err("the job left something behind (see panic above)".to_string()),
                     Ok(r) if r.timed_out => Err(format!("timed out after {} s", d.timeout)),
-                    Ok(r) if r.status != Some(d.expect_exit) => {
-                        Err(format!("exit {:?}, expected {}\nstdout:\n{}\nstderr:\n{}", r.status, d.expect_exit, r.stdout, r.stderr))
-                    }
+                    Ok(r) if r.status != Some(d.expect_exit) => Err(format!(
+                        "exit {:?}, expected {}\nstdout:\n{}\nstderr:\n{}",
+                        r.status, d.expect_exit, r.stdout, r.stderr
+                    )),
                     Ok(r) => match (&d.stderr, &d.stdout_file) {
                         (Some(s), _) if !r.stderr.contains(s.as_str()) => {
                             Err(format!("stderr lacks {s:?}:\n{}", r.stderr))
                         }
-                        (_, Some(f)) if std::fs::read_to_string(f).unwrap() != r.stdout => Err(format!(
-                            "stdout differs from {}:\n{}",
-                            f.display(),
-                            r.stdout
-                        )),
-                        _ if d.max_ms.is_some_and(|m| r.elapsed.as_millis() > m) => {
-                            Err(format!("took {} ms, more than {} ms", r.elapsed.as_millis(), d.max_ms.unwrap()))
+                        (_, Some(f)) if std::fs::read_to_string(f).unwrap() != r.stdout => {
+                            Err(format!("stdout differs from {}:\n{}", f.display(), r.stdout))
                         }
+                        _ if d.max_ms.is_some_and(|m| r.elapsed.as_millis() > m) => Err(format!(
+                            "took {} ms, more than {} ms",
+                            r.elapsed.as_millis(),
+                            d.max_ms.unwrap()
+                        )),
                         _ => Ok(r.elapsed),
                     },
                 };

@@ -104,7 +104,8 @@ fn bad_command_lines_are_refused() {
     let out = Command::new(common::oshrun()).args(["-n", "2", "/nonexistent/program"]).output().unwrap();
     assert_eq!(out.status.code(), Some(127));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start /nonexistent/program"));
-    let out = Command::new(common::oshrun()).env("SHMEM_SYMMETRIC_SIZE", "lots").args(["true"]).output().unwrap();
+    let out =
+        Command::new(common::oshrun()).env("SHMEM_SYMMETRIC_SIZE", "lots").args(["true"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("SHMEM_SYMMETRIC_SIZE"));
 }

@@ -31,7 +31,13 @@ fn spmd(name: &str, npes: &[usize], body: fn(&Shmem)) {
             Duration::from_secs(120),
         );
         assert!(!r.timed_out, "{name} at {n} PEs timed out\n{}{}", r.stdout, r.stderr);
-        assert_eq!(r.status, Some(0), "{name} at {n} PEs failed\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+        assert_eq!(
+            r.status,
+            Some(0),
+            "{name} at {n} PEs failed\nstdout:\n{}\nstderr:\n{}",
+            r.stdout,
+            r.stderr
+        );
     }
 }
 

@@ -42,9 +42,7 @@ pub struct Shmem {
 impl Shmem {
     /// Starts (collectively) or joins the job. A program not started by `oshrun` is one PE.
     pub fn init() -> Result<Shmem> {
-        Ok(Shmem {
-            rt: runtime::init(InitOptions::default())?,
-        })
+        Ok(Shmem { rt: runtime::init(InitOptions::default())? })
     }
 
     /// Starts the job requesting a thread level; returns the level provided (always `Multiple`).
@@ -90,18 +88,11 @@ impl Shmem {
     /// Collectively allocates `len` zeroed elements on every PE. Every PE must call it with the
     /// same `len` at the same point of the program.
     pub fn alloc<T: Symmetric>(&self, len: usize) -> Result<SymSlice<T>> {
-        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
-            Error::invalid("Shmem::alloc", "len", format!("{len} elements overflow"))
-        })?;
-        let addr =
-            self.rt
-                .sym_alloc_zeroed("Shmem::alloc", bytes.max(1), std::mem::align_of::<T>())?;
-        Ok(SymSlice {
-            addr,
-            len,
-            rt: self.rt,
-            _t: PhantomData,
-        })
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| Error::invalid("Shmem::alloc", "len", format!("{len} elements overflow")))?;
+        let addr = self.rt.sym_alloc_zeroed("Shmem::alloc", bytes.max(1), std::mem::align_of::<T>())?;
+        Ok(SymSlice { addr, len, rt: self.rt, _t: PhantomData })
     }
 
     /// Ends the job on every PE with `status` (shmem_global_exit).
@@ -149,11 +140,7 @@ impl<T: Symmetric> SymSlice<T> {
             return Err(Error::invalid(
                 routine,
                 "offset",
-                format!(
-                    "elements {offset}..{} exceed length {}",
-                    offset.saturating_add(count),
-                    self.len
-                ),
+                format!("elements {offset}..{} exceed length {}", offset.saturating_add(count), self.len),
             ));
         }
         Ok(())
@@ -181,9 +168,7 @@ impl<T: Symmetric> SymSlice<T> {
     /// Copies the local elements out.
     pub fn to_vec(&self) -> Vec<T> {
         // SAFETY: every index is in bounds of our live block.
-        (0..self.len)
-            .map(|i| unsafe { std::ptr::read_volatile(self.elem(i)) })
-            .collect()
+        (0..self.len).map(|i| unsafe { std::ptr::read_volatile(self.elem(i)) }).collect()
     }
 
     /// Puts `src` into elements `offset..` of this object on `pe`.
@@ -287,16 +272,8 @@ impl<T: AtomicValue> SymSlice<T> {
     fn amo(&self, routine: &'static str, pe: usize, i: usize, op: AmoOp<T::Word>) -> Result<T> {
         self.check(routine, i, 1)?;
         // SAFETY: the element is in bounds; amo checks symmetry, the PE and alignment.
-        unsafe {
-            atomic::amo(
-                self.rt,
-                routine,
-                self.elem(i) as *const T::Word,
-                pe as i64,
-                op,
-            )
-        }
-        .map(T::from_word)
+        unsafe { atomic::amo(self.rt, routine, self.elem(i) as *const T::Word, pe as i64, op) }
+            .map(T::from_word)
     }
 
     /// Atomically reads element `i` on `pe`.
@@ -305,8 +282,7 @@ impl<T: AtomicValue> SymSlice<T> {
     }
     /// Atomically sets element `i` on `pe`.
     pub fn atomic_set(&self, pe: usize, i: usize, v: T) -> Result<()> {
-        self.amo("SymSlice::atomic_set", pe, i, AmoOp::Set(v.to_word()))
-            .map(|_| ())
+        self.amo("SymSlice::atomic_set", pe, i, AmoOp::Set(v.to_word())).map(|_| ())
     }
     /// Atomically swaps; returns the old value.
     pub fn atomic_swap(&self, pe: usize, i: usize, v: T) -> Result<T> {
@@ -318,77 +294,38 @@ impl<T: AtomicValue> SymSlice<T> {
             "SymSlice::atomic_compare_swap",
             pe,
             i,
-            AmoOp::CompareSwap {
-                cond: cond.to_word(),
-                value: v.to_word(),
-            },
+            AmoOp::CompareSwap { cond: cond.to_word(), value: v.to_word() },
         )
     }
     /// Atomically adds (wrapping); returns the old value.
     pub fn atomic_fetch_add(&self, pe: usize, i: usize, v: T) -> Result<T> {
-        self.amo(
-            "SymSlice::atomic_fetch_add",
-            pe,
-            i,
-            AmoOp::FetchAdd(v.to_word()),
-        )
+        self.amo("SymSlice::atomic_fetch_add", pe, i, AmoOp::FetchAdd(v.to_word()))
     }
     /// Atomic bitwise and; returns the old value.
     pub fn atomic_fetch_and(&self, pe: usize, i: usize, v: T) -> Result<T> {
-        self.amo(
-            "SymSlice::atomic_fetch_and",
-            pe,
-            i,
-            AmoOp::FetchAnd(v.to_word()),
-        )
+        self.amo("SymSlice::atomic_fetch_and", pe, i, AmoOp::FetchAnd(v.to_word()))
     }
     /// Atomic bitwise or; returns the old value.
     pub fn atomic_fetch_or(&self, pe: usize, i: usize, v: T) -> Result<T> {
-        self.amo(
-            "SymSlice::atomic_fetch_or",
-            pe,
-            i,
-            AmoOp::FetchOr(v.to_word()),
-        )
+        self.amo("SymSlice::atomic_fetch_or", pe, i, AmoOp::FetchOr(v.to_word()))
     }
     /// Atomic bitwise xor; returns the old value.
     pub fn atomic_fetch_xor(&self, pe: usize, i: usize, v: T) -> Result<T> {
-        self.amo(
-            "SymSlice::atomic_fetch_xor",
-            pe,
-            i,
-            AmoOp::FetchXor(v.to_word()),
-        )
+        self.amo("SymSlice::atomic_fetch_xor", pe, i, AmoOp::FetchXor(v.to_word()))
     }
 
     /// Waits until local element `i` compares `cmp` to `value` (shmem_wait_until).
     pub fn wait_until(&self, i: usize, cmp: Cmp, value: T) -> Result<()> {
         self.check("SymSlice::wait_until", i, 1)?;
         // SAFETY: the element is live for the wait (we hold the slice).
-        unsafe {
-            p2p::wait_until(
-                self.rt,
-                "SymSlice::wait_until",
-                self.elem(i) as *const T,
-                cmp,
-                value,
-            )
-        }
+        unsafe { p2p::wait_until(self.rt, "SymSlice::wait_until", self.elem(i) as *const T, cmp, value) }
     }
 
     /// Whether local element `i` compares `cmp` to `value` now (shmem_test).
     pub fn test(&self, i: usize, cmp: Cmp, value: T) -> Result<bool> {
         self.check("SymSlice::test", i, 1)?;
         // SAFETY: as above.
-        unsafe {
-            p2p::test(
-                self.rt,
-                "SymSlice::test",
-                self.elem(i) as *const T,
-                cmp,
-                value,
-            )
-        }
+        unsafe { p2p::test(self.rt, "SymSlice::test", self.elem(i) as *const T, cmp, value) }
     }
 }
 
@@ -432,9 +369,7 @@ pub struct Lock {
 impl Lock {
     /// Collectively creates a lock.
     pub fn new(shmem: &Shmem) -> Result<Lock> {
-        Ok(Lock {
-            word: shmem.alloc(1)?,
-        })
+        Ok(Lock { word: shmem.alloc(1)? })
     }
     /// Blocks until this PE holds the lock; returns a guard that releases it.
     pub fn lock(&self) -> Result<LockGuard<'_>> {
@@ -462,3 +397,207 @@ impl Drop for LockGuard<'_> {
 pub use crate::p2p::Cmp as Compare;
 pub use crate::p2p::SignalOp as Signal;
 pub use crate::runtime::ThreadLevel as Threads;
+
+pub use crate::team::TeamConfig;
+use crate::team::{self as teams, Created, TeamHandle, TeamInner};
+use std::sync::Arc;
+
+/// A team (OpenSHMEM 1.5 §9.4). Team PE numbers are `usize` indices into the team; the world
+/// numbers of the same PEs come from [`Team::world_pe`] / [`Team::translate_pe`].
+///
+/// Dropping a team destroys it on this PE, exactly as [`Team::destroy`] does: in ferroshmem,
+/// destroy needs no communication (epochs only grow, so a later team on the same slot never
+/// confuses old and new operations), so Drop never blocks. As with `shmem_team_destroy`,
+/// every member should drop or destroy it at the same point of its program.
+/// Predefined teams are never destroyed.
+#[derive(Debug)]
+pub struct Team {
+    inner: Arc<TeamInner>,
+    rt: &'static Runtime,
+}
+
+/// Outcome of a split for this PE: `None` when it is not a member of the new team.
+pub type SplitResult = Result<Option<Team>>;
+
+/// A team creation in flight (UCC's post/test): complete it with [`TeamRequest::wait`] or
+/// poll it with [`TeamRequest::test`]. Other collectives (on other teams) may run meanwhile;
+/// the parent team may not be used for collectives until the request completes.
+#[derive(Debug)]
+#[must_use = "a team creation must be completed with wait() or test()"]
+pub struct TeamRequest {
+    req: Option<teams::CreateRequest>,
+    rt: &'static Runtime,
+}
+
+/// The teams a completed request made on this PE.
+#[derive(Debug)]
+pub enum NewTeams {
+    /// A strided split: the team, or `None` for a non-member.
+    One(Option<Team>),
+    /// split_2d: (x-axis team, y-axis team).
+    Two(Team, Team),
+}
+
+impl TeamRequest {
+    fn finish(rt: &'static Runtime, created: Created) -> NewTeams {
+        match created {
+            Created::One(t) => NewTeams::One(t.map(|inner| Team { inner, rt })),
+            Created::Two(x, y) => NewTeams::Two(Team { inner: x, rt }, Team { inner: y, rt }),
+        }
+    }
+
+    /// Advances the creation; `Some` once it is complete on this PE.
+    pub fn test(&mut self) -> Option<Result<NewTeams>> {
+        let req = self.req.as_mut()?;
+        req.poll(self.rt)?;
+        let req = self.req.take()?;
+        Some(req.take().map(|c| Self::finish(self.rt, c)))
+    }
+
+    /// Completes the creation.
+    pub fn wait(mut self) -> Result<NewTeams> {
+        let req = self
+            .req
+            .take()
+            .ok_or_else(|| Error::invalid("TeamRequest::wait", "request", "already completed"))?;
+        req.wait(self.rt).map(|c| Self::finish(self.rt, c))
+    }
+}
+
+impl Shmem {
+    fn predefined(&self, handle: TeamHandle) -> Team {
+        Team { inner: self.rt.teams.get_arc(handle).expect("predefined teams always exist"), rt: self.rt }
+    }
+
+    /// `SHMEM_TEAM_WORLD`.
+    pub fn team_world(&self) -> Team {
+        self.predefined(TeamHandle::WORLD)
+    }
+
+    /// `SHMEM_TEAM_SHARED`: every PE that shares memory with this one (all of them, on one machine).
+    pub fn team_shared(&self) -> Team {
+        self.predefined(TeamHandle::SHARED)
+    }
+
+    /// `SHMEMX_TEAM_NODE`: the PEs of this node.
+    pub fn team_node(&self) -> Team {
+        self.predefined(TeamHandle::NODE)
+    }
+
+    /// `SHMEMX_TEAM_SAME_MYPE_NODE`: the PEs with this PE's node-local number, one per node.
+    pub fn team_same_mype_node(&self) -> Team {
+        self.predefined(TeamHandle::SAME_MYPE_NODE)
+    }
+
+    /// Teams in use on this PE, capacity, and bytes per team.
+    pub fn team_usage(&self) -> teams::TeamUsage {
+        self.rt.teams.usage()
+    }
+}
+
+impl Team {
+    /// This PE's number in the team.
+    pub fn my_pe(&self) -> usize {
+        self.inner.my_index
+    }
+
+    /// Number of PEs in the team.
+    pub fn n_pes(&self) -> usize {
+        self.inner.n_pes()
+    }
+
+    /// World PE number of team PE `pe`.
+    pub fn world_pe(&self, pe: usize) -> Option<usize> {
+        (pe < self.n_pes()).then(|| self.inner.pes.world_pe(pe))
+    }
+
+    /// Number in `dest` of this team's PE `pe`, if it is a member there.
+    pub fn translate_pe(&self, pe: usize, dest: &Team) -> Option<usize> {
+        let r = teams::translate(&self.inner, pe as i64, &dest.inner);
+        (r >= 0).then_some(r as usize)
+    }
+
+    /// The team's configuration.
+    pub fn config(&self) -> TeamConfig {
+        self.inner.config
+    }
+
+    /// Whether this is a predefined team.
+    pub fn is_predefined(&self) -> bool {
+        self.inner.handle().is_predefined()
+    }
+
+    /// The C handle of this team on this PE (for mixing with the C ABI).
+    pub fn handle(&self) -> TeamHandle {
+        self.inner.handle()
+    }
+
+    /// Synchronises the team's PEs (`shmem_team_sync`).
+    pub fn sync(&self) -> Result<()> {
+        teams::team_sync(self.rt, &self.inner, "Team::sync")
+    }
+
+    /// Starts a strided split (relative to this team); see [`Team::split_strided`].
+    pub fn split_strided_nb(&self, start: i64, stride: i64, size: i64, config: TeamConfig) -> TeamRequest {
+        let req = teams::split_strided_start(
+            self.rt,
+            "Team::split_strided",
+            self.inner.clone(),
+            start,
+            stride,
+            size,
+            Ok(config),
+        );
+        TeamRequest { req: Some(req), rt: self.rt }
+    }
+
+    /// `shmem_team_split_strided`: members `start + i * stride` (team numbers of this team),
+    /// `i < size`; the stride may be negative (reverse order) or 0 for a team of one.
+    /// Collective over this team; `Err` on every PE if any PE fails.
+    pub fn split_strided(&self, start: i64, stride: i64, size: i64, config: TeamConfig) -> SplitResult {
+        match self.split_strided_nb(start, stride, size, config).wait()? {
+            NewTeams::One(t) => Ok(t),
+            NewTeams::Two(..) => unreachable!("a strided split makes one team"),
+        }
+    }
+
+    /// Starts a 2D split; see [`Team::split_2d`].
+    pub fn split_2d_nb(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> TeamRequest {
+        let req = teams::split_2d_start(
+            self.rt,
+            "Team::split_2d",
+            self.inner.clone(),
+            xrange,
+            Ok(xconfig),
+            Ok(yconfig),
+        );
+        TeamRequest { req: Some(req), rt: self.rt }
+    }
+
+    /// `shmem_team_split_2d`: (row team, column team) of a grid `xrange` wide.
+    pub fn split_2d(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> Result<(Team, Team)> {
+        match self.split_2d_nb(xrange, xconfig, yconfig).wait()? {
+            NewTeams::Two(x, y) => Ok((x, y)),
+            NewTeams::One(_) => unreachable!("split_2d makes two teams"),
+        }
+    }
+
+    /// Destroys the team (`shmem_team_destroy`). Predefined teams are refused.
+    pub fn destroy(self) -> Result<()> {
+        // Drop then finds the handle stale and does nothing.
+        self.rt.teams.destroy(self.inner.handle())
+    }
+
+    /// The team object shared with the C ABI.
+    pub fn inner(&self) -> &Arc<TeamInner> {
+        &self.inner
+    }
+}
+
+impl Drop for Team {
+    fn drop(&mut self) {
+        if !self.is_predefined() {
+            let _ = self.rt.teams.destroy(self.inner.handle());
+        }
+    }
+}

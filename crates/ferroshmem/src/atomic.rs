@@ -46,11 +46,9 @@ macro_rules! amo_word {
                         v
                     }
                     AmoOp::Swap(v) => a.swap(v, o),
-                    AmoOp::CompareSwap { cond, value } => {
-                        match a.compare_exchange(cond, value, o, o) {
-                            Ok(prev) | Err(prev) => prev,
-                        }
-                    }
+                    AmoOp::CompareSwap { cond, value } => match a.compare_exchange(cond, value, o, o) {
+                        Ok(prev) | Err(prev) => prev,
+                    },
                     AmoOp::FetchAdd(v) => a.fetch_add(v, o),
                     AmoOp::FetchAnd(v) => a.fetch_and(v, o),
                     AmoOp::FetchOr(v) => a.fetch_or(v, o),

@@ -4,10 +4,7 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
-use crate::job::{Layout, CTRL_FIXED, SLOT_BYTES};
-
-/// Words of one team slot.
-pub const SLOT_WORDS: usize = SLOT_BYTES / 8;
+use crate::job::{Layout, CTRL_FIXED};
 
 /// The fixed head of a PE's control block. Hot words sit on their own cache lines.
 #[repr(C, align(64))]
@@ -25,15 +22,7 @@ pub struct PeCtrl {
     pub pid: AtomicU32,
 }
 
-/// One team slot on one PE: words written by the team's other members.
-#[repr(C, align(64))]
-#[derive(Debug)]
-pub struct TeamSlot {
-    pub words: [AtomicU64; SLOT_WORDS],
-}
-
 const _: () = assert!(std::mem::size_of::<PeCtrl>() <= CTRL_FIXED);
-const _: () = assert!(std::mem::size_of::<TeamSlot>() == SLOT_BYTES);
 
 /// Addresses of every PE's control block inside this process's mapping of the job file.
 #[derive(Debug, Clone, Copy)]
@@ -63,17 +52,17 @@ impl CtrlTable {
         unsafe { &*(self.base.add(self.layout.ctrl_offset(pe)) as *const PeCtrl) }
     }
 
-    /// Team slot `slot` on PE `pe`.
+    /// The words of team slot `slot` on PE `pe`.
     #[inline]
-    pub fn slot(&self, pe: usize, slot: usize) -> &TeamSlot {
+    pub fn slot(&self, pe: usize, slot: usize) -> &[AtomicU64] {
         debug_assert!(pe < self.layout.n_pes && slot < self.layout.team_slots);
+        let words = self.layout.slot_words;
         // SAFETY: slots follow the fixed head inside the PE's block; `slot < team_slots` keeps
-        // the offset inside ctrl_stride. Only atomics live there.
+        // the range inside ctrl_stride. Only 8-byte-aligned atomics live there.
         unsafe {
-            &*(self
-                .base
-                .add(self.layout.ctrl_offset(pe) + CTRL_FIXED + slot * SLOT_BYTES)
-                as *const TeamSlot)
+            let p = self.base.add(self.layout.ctrl_offset(pe) + CTRL_FIXED + slot * words * 8)
+                as *const AtomicU64;
+            std::slice::from_raw_parts(p, words)
         }
     }
 }

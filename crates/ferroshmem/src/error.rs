@@ -12,38 +12,28 @@ pub enum Error {
     NotInitialized { routine: &'static str },
     /// A PE number outside `0..n_pes` (of the world or of a team).
     #[error("{routine}: PE {pe} is out of range (valid PEs are 0..{n_pes})")]
-    InvalidPe {
-        routine: &'static str,
-        pe: i64,
-        n_pes: usize,
-    },
+    InvalidPe { routine: &'static str, pe: i64, n_pes: usize },
     /// An address that is neither in the symmetric heap nor in the program's static data.
     #[error("{routine}: address {addr:#x} ({len} bytes) is not symmetric (not in the symmetric heap or static data)")]
-    NotSymmetric {
-        routine: &'static str,
-        addr: usize,
-        len: usize,
-    },
+    NotSymmetric { routine: &'static str, addr: usize, len: usize },
     /// The symmetric heap cannot hold the request.
     #[error("{routine}: cannot allocate {size} bytes: symmetric heap exhausted ({free} bytes free of {capacity}; set SHMEM_SYMMETRIC_SIZE)")]
-    OutOfMemory {
-        routine: &'static str,
-        size: usize,
-        free: usize,
-        capacity: usize,
-    },
+    OutOfMemory { routine: &'static str, size: usize, free: usize, capacity: usize },
     /// `free`/`realloc` of a pointer that the symmetric allocator did not hand out.
-    #[error(
-        "{routine}: pointer {addr:#x} was not returned by shmem_malloc (or was already freed)"
-    )]
+    #[error("{routine}: pointer {addr:#x} was not returned by shmem_malloc (or was already freed)")]
     InvalidFree { routine: &'static str, addr: usize },
     /// Any other argument that the routine cannot accept.
     #[error("{routine}: invalid argument {argument}: {reason}")]
-    InvalidArgument {
-        routine: &'static str,
-        argument: &'static str,
-        reason: String,
-    },
+    InvalidArgument { routine: &'static str, argument: &'static str, reason: String },
+    /// A team handle that is not (or no longer) a team of this PE.
+    #[error("{routine}: invalid team handle (destroyed, or never a team of this PE)")]
+    InvalidTeam { routine: &'static str },
+    /// A collective team creation failed; every PE of the parent gets the same `code`.
+    #[error("{routine}: team not created (code {code}): {reason}")]
+    TeamCreate { routine: &'static str, code: u32, reason: String },
+    /// Checked mode: the PEs of a team did not make the same collective call.
+    #[error("{message}")]
+    CollectiveMismatch { message: String },
     /// Setting up the job (shared memory, environment from oshrun) failed.
     #[error("bootstrap: {0}")]
     Bootstrap(String),
@@ -51,15 +41,7 @@ pub enum Error {
 
 impl Error {
     /// Shorthand for [`Error::InvalidArgument`].
-    pub fn invalid(
-        routine: &'static str,
-        argument: &'static str,
-        reason: impl Into<String>,
-    ) -> Self {
-        Error::InvalidArgument {
-            routine,
-            argument,
-            reason: reason.into(),
-        }
+    pub fn invalid(routine: &'static str, argument: &'static str, reason: impl Into<String>) -> Self {
+        Error::InvalidArgument { routine, argument, reason: reason.into() }
     }
 }

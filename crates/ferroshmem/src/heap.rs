@@ -27,12 +27,7 @@ impl SymHeap {
         if capacity > 0 {
             free.insert(0, capacity);
         }
-        SymHeap {
-            capacity,
-            free,
-            live: HashMap::new(),
-            in_use: 0,
-        }
+        SymHeap { capacity, free, live: HashMap::new(), in_use: 0 }
     }
 
     /// Capacity in bytes.

@@ -44,8 +44,26 @@ const REGION_ALIGN: usize = 2 << 20;
 pub const PAGE: usize = 4096;
 /// Offset of the first PE control block.
 pub const CTRL_BASE: usize = PAGE;
-/// Bytes of a team slot: the synchronisation words one team needs on each of its PEs.
-pub const SLOT_BYTES: usize = 512;
+/// Words of a team slot before its mailboxes: sync flags (0..32), central sync (32, 40),
+/// checked-mode arguments (48..64), collectives (64..128).
+pub const SLOT_FIXED_WORDS: usize = 128;
+/// Words of one mailbox (a flag word then the payload): two cache lines.
+pub const MAILBOX_WORDS: usize = 16;
+
+/// Rounds of a dissemination pattern over `n` members: ceil(log2 n), at least 1.
+pub const fn dissemination_rounds(n: usize) -> usize {
+    let mut r = 1;
+    while (1usize << r) < n {
+        r += 1;
+    }
+    r
+}
+
+/// Words of a team slot for a job of `n_pes`: fixed words, then two mailboxes (by epoch
+/// parity) for every dissemination round.
+pub const fn slot_words(n_pes: usize) -> usize {
+    SLOT_FIXED_WORDS + dissemination_rounds(n_pes) * 2 * MAILBOX_WORDS
+}
 /// Bytes at the start of each control block before the team slots.
 pub const CTRL_FIXED: usize = 4096;
 
@@ -103,26 +121,21 @@ pub struct Layout {
     pub team_slots: usize,
     pub ctrl_stride: usize,
     pub heap_base: usize,
+    /// Words of each team slot.
+    pub slot_words: usize,
 }
 
 impl Layout {
     /// Computes the layout for `n_pes` PEs with `heap_size` bytes of heap and `team_slots` slots each.
     pub fn new(n_pes: usize, heap_size: usize, team_slots: usize) -> Result<Self> {
         if n_pes == 0 || n_pes > (1 << 24) {
-            return Err(Error::Bootstrap(format!(
-                "unsupported number of PEs: {n_pes}"
-            )));
+            return Err(Error::Bootstrap(format!("unsupported number of PEs: {n_pes}")));
         }
         let heap_size = round_up(heap_size.max(REGION_ALIGN), REGION_ALIGN);
-        let ctrl_stride = round_up(CTRL_FIXED + team_slots * SLOT_BYTES, PAGE);
+        let slot_words = slot_words(n_pes);
+        let ctrl_stride = round_up(CTRL_FIXED + team_slots * slot_words * 8, PAGE);
         let heap_base = round_up(CTRL_BASE + n_pes * ctrl_stride, REGION_ALIGN);
-        Ok(Layout {
-            n_pes,
-            heap_size,
-            team_slots,
-            ctrl_stride,
-            heap_base,
-        })
+        Ok(Layout { n_pes, heap_size, team_slots, ctrl_stride, heap_base, slot_words })
     }
 
     /// Offset of PE `pe`'s control block.
@@ -178,38 +191,38 @@ impl JobFile {
         // SAFETY: oshrun passed this descriptor number for exactly this purpose; we take
         // ownership of it once, at init, and nothing else in the process uses it.
         let fd = unsafe { OwnedFd::from_raw_fd(raw_fd) };
-        rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::CLOEXEC)
-            .map_err(|e| Error::Bootstrap(format!("job file descriptor {raw_fd} is not open ({e}); was the program started by oshrun?")))?;
-        let probe = JobFile {
-            fd,
-            layout: Layout::new(1, 0, 0)?,
-        };
+        rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::CLOEXEC).map_err(|e| {
+            Error::Bootstrap(format!(
+                "job file descriptor {raw_fd} is not open ({e}); was the program started by oshrun?"
+            ))
+        })?;
+        let probe = JobFile { fd, layout: Layout::new(1, 0, 0)? };
         let header = probe.map_header()?;
         // SAFETY: the header page is mapped and was fully written by the creator before it
         // started any PE; the plain fields are never written again.
-        let (magic, version, layout) = unsafe {
+        let (magic, version, n_pes, heap_size, team_slots, ctrl_stride, heap_base) = unsafe {
             let h = &*(header.ptr as *const JobHeader);
             (
                 h.magic,
                 h.layout_version,
-                Layout {
-                    n_pes: h.n_pes as usize,
-                    heap_size: h.heap_size as usize,
-                    team_slots: h.team_slots as usize,
-                    ctrl_stride: h.ctrl_stride as usize,
-                    heap_base: h.heap_base as usize,
-                },
+                h.n_pes as usize,
+                h.heap_size as usize,
+                h.team_slots as usize,
+                h.ctrl_stride as usize,
+                h.heap_base as usize,
             )
         };
-        if magic != MAGIC || version != LAYOUT_VERSION {
+        let layout = Layout::new(n_pes, heap_size, team_slots)?;
+        if magic != MAGIC
+            || version != LAYOUT_VERSION
+            || layout.ctrl_stride != ctrl_stride
+            || layout.heap_base != heap_base
+        {
             return Err(Error::Bootstrap(format!(
                 "descriptor {raw_fd} is not a ferroshmem job file of this version (oshrun and the library differ?)"
             )));
         }
-        Ok(JobFile {
-            fd: probe.fd,
-            layout,
-        })
+        Ok(JobFile { fd: probe.fd, layout })
     }
 
     /// The file's layout.
@@ -236,8 +249,7 @@ impl JobFile {
     /// Grows the file to at least `len` bytes. Every PE computes the same length, so racing
     /// calls only ever grow it.
     pub fn ensure_len(&self, len: usize) -> Result<()> {
-        let st =
-            rustix::fs::fstat(&self.fd).map_err(|e| Error::Bootstrap(format!("fstat: {e}")))?;
+        let st = rustix::fs::fstat(&self.fd).map_err(|e| Error::Bootstrap(format!("fstat: {e}")))?;
         if (st.st_size as usize) < len {
             ftruncate(&self.fd, len as u64)
                 .map_err(|e| Error::Bootstrap(format!("growing the job file: {e}")))?;
@@ -273,10 +285,7 @@ impl Mapping {
             )
         }
         .map_err(|e| Error::Bootstrap(format!("mmap of {len} bytes of the job file: {e}")))?;
-        Ok(Mapping {
-            ptr: ptr.cast(),
-            len,
-        })
+        Ok(Mapping { ptr: ptr.cast(), len })
     }
 }
 
@@ -294,9 +303,7 @@ pub struct HeaderView<'a> {
 
 impl std::fmt::Debug for HeaderView<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HeaderView")
-            .field("exit_request", &self.exit_request())
-            .finish()
+        f.debug_struct("HeaderView").field("exit_request", &self.exit_request()).finish()
     }
 }
 
@@ -312,27 +319,20 @@ impl<'a> HeaderView<'a> {
     pub fn new(mapping: &'a Mapping) -> Self {
         // SAFETY: every mapping passed here starts at file offset 0, where the header lives,
         // and is at least a page long; the header is only mutated through its atomics.
-        HeaderView {
-            header: unsafe { &*(mapping.ptr as *const JobHeader) },
-        }
+        HeaderView { header: unsafe { &*(mapping.ptr as *const JobHeader) } }
     }
 
     /// Records a global exit; the first request wins. Returns whether this one was recorded.
     pub fn request_exit(&self, pe: usize, status: i32) -> bool {
         let word = (1u64 << 63) | ((pe as u64 & 0x7fff_ffff) << 32) | (status as u32 as u64);
-        self.header
-            .exit_request
-            .compare_exchange(0, word, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
+        self.header.exit_request.compare_exchange(0, word, Ordering::SeqCst, Ordering::SeqCst).is_ok()
     }
 
     /// The recorded global exit, if any.
     pub fn exit_request(&self) -> Option<ExitRequest> {
         let word = self.header.exit_request.load(Ordering::SeqCst);
-        (word >> 63 == 1).then(|| ExitRequest {
-            pe: ((word >> 32) & 0x7fff_ffff) as usize,
-            status: word as u32 as i32,
-        })
+        (word >> 63 == 1)
+            .then(|| ExitRequest { pe: ((word >> 32) & 0x7fff_ffff) as usize, status: word as u32 as i32 })
     }
 
     /// Counts a PE that finished init.

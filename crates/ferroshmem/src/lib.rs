@@ -17,6 +17,7 @@ pub mod p2p;
 pub mod rma;
 pub mod runtime;
 pub mod static_data;
+pub mod team;
 pub mod wait;
 
 pub use api::*;

@@ -29,13 +29,7 @@ impl Cmp {
             3 => Cmp::Ge,
             4 => Cmp::Lt,
             5 => Cmp::Le,
-            _ => {
-                return Err(Error::invalid(
-                    routine,
-                    "cmp",
-                    format!("{cmp} is not a SHMEM_CMP_* value"),
-                ))
-            }
+            _ => return Err(Error::invalid(routine, "cmp", format!("{cmp} is not a SHMEM_CMP_* value"))),
         })
     }
 
@@ -78,11 +72,7 @@ sync_word!(i16 => AtomicU16 as u16, u16 => AtomicU16 as u16, i32 => AtomicU32 as
 
 fn check_local<T>(rt: &Runtime, routine: &'static str, ivar: *const T) -> Result<()> {
     if (ivar as usize) % std::mem::align_of::<T>() != 0 || ivar.is_null() {
-        return Err(Error::invalid(
-            routine,
-            "ivar",
-            format!("{:#x} is null or misaligned", ivar as usize),
-        ));
+        return Err(Error::invalid(routine, "ivar", format!("{:#x} is null or misaligned", ivar as usize)));
     }
     let _ = rt;
     Ok(())
@@ -147,11 +137,7 @@ impl<T: SyncWord> WaitSet<T> {
     unsafe fn satisfied(&self, i: usize) -> bool {
         // SAFETY: i < nelems; arrays valid for nelems (caller of the public routines).
         unsafe {
-            let v = if self.vector {
-                *self.values.add(i)
-            } else {
-                *self.values
-            };
+            let v = if self.vector { *self.values.add(i) } else { *self.values };
             self.cmp.holds(T::load(self.ivars.add(i)), v)
         }
     }
@@ -343,11 +329,7 @@ const TICKET: u64 = 1 << 32;
 fn lock_word(rt: &Runtime, routine: &'static str, lock: *const i64) -> Result<&'static AtomicU64> {
     let addr = rt.translate(routine, lock as usize, 8, LOCK_PE)?;
     if addr % 8 != 0 {
-        return Err(Error::invalid(
-            routine,
-            "lock",
-            "lock variable is not 8-byte aligned",
-        ));
+        return Err(Error::invalid(routine, "lock", "lock variable is not 8-byte aligned"));
     }
     // SAFETY: translate checked the word is mapped symmetric memory (never unmapped); aligned.
     Ok(unsafe { AtomicU64::from_ptr(addr as *mut u64) })
@@ -357,9 +339,7 @@ fn lock_word(rt: &Runtime, routine: &'static str, lock: *const i64) -> Result<&'
 pub fn set_lock(rt: &Runtime, lock: *const i64) -> Result<()> {
     let word = lock_word(rt, "shmem_set_lock", lock)?;
     let ticket = (word.fetch_add(TICKET, Ordering::SeqCst) >> 32) as u32;
-    rt.wait_until(LOCK_PE as usize, || {
-        word.load(Ordering::Acquire) as u32 == ticket
-    });
+    rt.wait_until(LOCK_PE as usize, || word.load(Ordering::Acquire) as u32 == ticket);
     Ok(())
 }
 
@@ -370,14 +350,7 @@ pub fn test_lock(rt: &Runtime, lock: *const i64) -> Result<bool> {
     if (w >> 32) as u32 != w as u32 {
         return Ok(false);
     }
-    Ok(word
-        .compare_exchange(
-            w,
-            w.wrapping_add(TICKET),
-            Ordering::SeqCst,
-            Ordering::Relaxed,
-        )
-        .is_ok())
+    Ok(word.compare_exchange(w, w.wrapping_add(TICKET), Ordering::SeqCst, Ordering::Relaxed).is_ok())
 }
 
 /// `shmem_clear_lock`: completes this PE's writes, then serves the next ticket.
@@ -387,11 +360,7 @@ pub fn clear_lock(rt: &Runtime, lock: *const i64) -> Result<()> {
     let mut w = word.load(Ordering::Relaxed);
     loop {
         if (w >> 32) as u32 == w as u32 {
-            return Err(Error::invalid(
-                "shmem_clear_lock",
-                "lock",
-                "the lock is not held",
-            ));
+            return Err(Error::invalid("shmem_clear_lock", "lock", "the lock is not held"));
         }
         let next = (w & !0xffff_ffff) | ((w as u32).wrapping_add(1) as u64);
         match word.compare_exchange_weak(w, next, Ordering::SeqCst, Ordering::Relaxed) {

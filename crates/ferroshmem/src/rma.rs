@@ -60,11 +60,7 @@ fn strided_extent(
         return Ok((0, 0));
     }
     let span = (stride as i128) * (elem as i128) * ((nelems - 1) as i128);
-    let (lo, hi) = if span < 0 {
-        (span, elem as i128)
-    } else {
-        (0, span + elem as i128)
-    };
+    let (lo, hi) = if span < 0 { (span, elem as i128) } else { (0, span + elem as i128) };
     if lo < isize::MIN as i128 / 2 || hi > isize::MAX as i128 / 2 {
         return Err(Error::invalid(
             routine,
@@ -93,13 +89,7 @@ pub unsafe fn iput(
 ) -> Result<()> {
     let (lo, hi) = strided_extent(routine, "dst", elem, dst, nelems)?;
     strided_extent(routine, "sst", elem, sst, nelems)?;
-    let base = rt.translate(
-        routine,
-        (dest as isize + lo) as usize,
-        (hi - lo) as usize,
-        pe,
-    )? as isize
-        - lo;
+    let base = rt.translate(routine, (dest as isize + lo) as usize, (hi - lo) as usize, pe)? as isize - lo;
     for i in 0..nelems as isize {
         // SAFETY: every target element lies in the extent checked above; source elements are
         // readable (caller).
@@ -133,13 +123,7 @@ pub unsafe fn iget(
 ) -> Result<()> {
     let (lo, hi) = strided_extent(routine, "sst", elem, sst, nelems)?;
     strided_extent(routine, "dst", elem, dst, nelems)?;
-    let base = rt.translate(
-        routine,
-        (src as isize + lo) as usize,
-        (hi - lo) as usize,
-        pe,
-    )? as isize
-        - lo;
+    let base = rt.translate(routine, (src as isize + lo) as usize, (hi - lo) as usize, pe)? as isize - lo;
     for i in 0..nelems as isize {
         // SAFETY: every source element lies in the checked extent; destination elements are
         // writable (caller).
@@ -157,8 +141,5 @@ pub unsafe fn iget(
 /// `shmem_ptr`: the address in this process of the symmetric object `addr` on PE `pe`, or null
 /// when it is not symmetric or the PE does not exist.
 pub fn ptr(rt: &Runtime, addr: usize, pe: i64) -> usize {
-    rt.check_pe("shmem_ptr", pe)
-        .ok()
-        .and_then(|pe| rt.remote_addr(addr, 0, pe))
-        .unwrap_or(0)
+    rt.check_pe("shmem_ptr", pe).ok().and_then(|pe| rt.remote_addr(addr, 0, pe)).unwrap_or(0)
 }

@@ -1,7 +1,7 @@
 //! The per-process runtime: who we are, where every PE's memory is mapped, and the world barrier.
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicPtr, Ordering};
 use std::sync::Mutex;
 
 use crate::ctrl::CtrlTable;
@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::heap::SymHeap;
 use crate::job::{self, HeaderView, JobFile, Layout, Mapping};
 use crate::static_data::{self, SharedStatics};
+use crate::team::{self, Teams};
 use crate::wait::{self, WaitPolicy};
 
 /// Thread support levels, as in the specification (values match `SHMEM_THREAD_*`).
@@ -32,10 +33,7 @@ pub struct InitOptions {
 
 impl Default for InitOptions {
     fn default() -> Self {
-        InitOptions {
-            share_statics: false,
-            thread_level: ThreadLevel::Multiple,
-        }
+        InitOptions { share_statics: false, thread_level: ThreadLevel::Multiple }
     }
 }
 
@@ -45,6 +43,11 @@ pub const WORLD_SLOT: usize = 0;
 pub const SYNC_ROUNDS: usize = 32;
 /// Slot word (on member 0) counting arrivals of the central sync.
 pub const CENTRAL_ARRIVALS: usize = SYNC_ROUNDS;
+/// Bits of the arrivals word that count arrivals (the rest hold the epoch: 2^44 syncs).
+const CENTRAL_COUNT_BITS: u32 = 20;
+const CENTRAL_COUNT_MASK: u64 = (1 << CENTRAL_COUNT_BITS) - 1;
+/// Teams this large use dissemination even when oversubscribed.
+const CENTRAL_MAX_PES: usize = 1 << CENTRAL_COUNT_BITS;
 /// Slot word (on member 0) holding the last released epoch of the central sync.
 pub const CENTRAL_RELEASE: usize = SYNC_ROUNDS + 8;
 
@@ -64,9 +67,12 @@ pub struct Runtime {
     static_len: usize,
     static_bases: Vec<usize>,
     allocator: Mutex<SymHeap>,
-    world_epoch: AtomicU64,
     finalized: AtomicBool,
     pub debug: bool,
+    /// Checked mode: collective calls are compared across PEs (SHMEM_DEBUG, SHMEMX_CHECK_COLLECTIVES).
+    pub checked: bool,
+    /// This PE's teams.
+    pub teams: Teams,
     job: JobFile,
     map: Mapping,
     _statics: Option<SharedStatics>,
@@ -103,9 +109,7 @@ pub fn init(options: InitOptions) -> Result<&'static Runtime> {
         // SAFETY: see `runtime`.
         let rt = unsafe { &*existing };
         if rt.finalized.load(Ordering::Relaxed) {
-            return Err(Error::Bootstrap(
-                "shmem_init after shmem_finalize is not supported".into(),
-            ));
+            return Err(Error::Bootstrap("shmem_init after shmem_finalize is not supported".into()));
         }
         return Ok(rt);
     }
@@ -119,9 +123,7 @@ fn env_usize(name: &str) -> Result<Option<usize>> {
     match std::env::var(name) {
         Err(_) => Ok(None),
         Ok(v) => job::parse_size(&v).map(Some).ok_or_else(|| {
-            Error::Bootstrap(format!(
-                "{name}={v:?} is not a size (examples: 65536, 512M, 2G)"
-            ))
+            Error::Bootstrap(format!("{name}={v:?} is not a size (examples: 65536, 512M, 2G)"))
         }),
     }
 }
@@ -131,25 +133,17 @@ fn attach_job() -> Result<(JobFile, usize)> {
     match std::env::var(job::ENV_JOB_FD) {
         Ok(fd_text) => {
             let fd: i32 = fd_text.parse().map_err(|_| {
-                Error::Bootstrap(format!(
-                    "{}={fd_text:?} is not a descriptor",
-                    job::ENV_JOB_FD
-                ))
+                Error::Bootstrap(format!("{}={fd_text:?} is not a descriptor", job::ENV_JOB_FD))
             })?;
             let pe: usize = std::env::var(job::ENV_PE)
                 .ok()
                 .and_then(|v| v.parse().ok())
-                .ok_or_else(|| {
-                    Error::Bootstrap(format!("{} is missing or not a number", job::ENV_PE))
-                })?;
+                .ok_or_else(|| Error::Bootstrap(format!("{} is missing or not a number", job::ENV_PE)))?;
             // Children of this PE (if it runs programs) must not think they are PEs of this job.
             std::env::remove_var(job::ENV_JOB_FD);
             let file = JobFile::from_inherited(fd)?;
             if pe >= file.layout().n_pes {
-                return Err(Error::Bootstrap(format!(
-                    "PE {pe} but the job has {} PEs",
-                    file.layout().n_pes
-                )));
+                return Err(Error::Bootstrap(format!("PE {pe} but the job has {} PEs", file.layout().n_pes)));
             }
             Ok((file, pe))
         }
@@ -171,9 +165,7 @@ impl Runtime {
         let map = Mapping::shared(job.fd(), 0, layout.fixed_len())?;
         let base = map.ptr;
         let ctrl = CtrlTable::new(base, layout);
-        ctrl.pe(my_pe)
-            .pid
-            .store(std::process::id(), Ordering::Relaxed);
+        ctrl.pe(my_pe).pid.store(std::process::id(), Ordering::Relaxed);
         let statics = if options.share_statics {
             match static_data::find_main_segment() {
                 Some(seg) => Some(SharedStatics::share(&job, my_pe, seg)?),
@@ -183,7 +175,10 @@ impl Runtime {
             None
         };
         let heaps = base as usize + layout.heap_base;
-        let debug = std::env::var("SHMEM_DEBUG").is_ok_and(|v| !v.is_empty() && v != "0");
+        let flag = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
+        let debug = flag("SHMEM_DEBUG");
+        let checked = debug || flag("SHMEMX_CHECK_COLLECTIVES");
+        let teams = Teams::new(my_pe, layout.n_pes, layout.team_slots, layout.slot_words * 8)?;
         let (static_start, static_len, static_bases) = match &statics {
             Some(s) => (s.segment.start, s.segment.len, s.bases.clone()),
             None => (0, 0, Vec::new()),
@@ -202,9 +197,10 @@ impl Runtime {
             static_len,
             static_bases,
             allocator: Mutex::new(SymHeap::new(layout.heap_size)),
-            world_epoch: AtomicU64::new(0),
             finalized: AtomicBool::new(false),
             debug,
+            checked,
+            teams,
             job,
             map,
             _statics: statics,
@@ -217,11 +213,7 @@ impl Runtime {
         if pe >= 0 && (pe as u64) < self.n_pes as u64 {
             Ok(pe as usize)
         } else {
-            Err(Error::InvalidPe {
-                routine,
-                pe,
-                n_pes: self.n_pes,
-            })
+            Err(Error::InvalidPe { routine, pe, n_pes: self.n_pes })
         }
     }
 
@@ -238,9 +230,7 @@ impl Runtime {
             return Some(self.static_bases[pe] + off);
         }
         // A zero-length access at the very end of a region is harmless.
-        if len == 0
-            && (addr == self.my_heap + self.heap_size
-                || addr == self.static_start + self.static_len)
+        if len == 0 && (addr == self.my_heap + self.heap_size || addr == self.static_start + self.static_len)
         {
             return Some(addr);
         }
@@ -249,16 +239,9 @@ impl Runtime {
 
     /// [`Self::remote_addr`] with both checks, for one routine.
     #[inline]
-    pub fn translate(
-        &self,
-        routine: &'static str,
-        addr: usize,
-        len: usize,
-        pe: i64,
-    ) -> Result<usize> {
+    pub fn translate(&self, routine: &'static str, addr: usize, len: usize, pe: i64) -> Result<usize> {
         let pe = self.check_pe(routine, pe)?;
-        self.remote_addr(addr, len, pe)
-            .ok_or(Error::NotSymmetric { routine, addr, len })
+        self.remote_addr(addr, len, pe).ok_or(Error::NotSymmetric { routine, addr, len })
     }
 
     /// Whether `addr` is a symmetric address (heap or static data).
@@ -301,17 +284,10 @@ impl Runtime {
     /// With a core per PE, dissemination (log2 n rounds of one flag each) is fastest. With more
     /// PEs than cores what costs is how often each PE must be scheduled, so a central counter
     /// on member 0 (arrive once, see the release once) wins.
-    pub fn team_sync(
-        &self,
-        slot: usize,
-        n: usize,
-        me: usize,
-        member: impl Fn(usize) -> usize,
-        epoch: u64,
-    ) {
+    pub fn team_sync(&self, slot: usize, n: usize, me: usize, member: impl Fn(usize) -> usize, epoch: u64) {
         if n == 1 {
             fence(Ordering::SeqCst);
-        } else if self.wait.oversubscribed {
+        } else if self.wait.oversubscribed && n < CENTRAL_MAX_PES {
             self.central_sync(slot, n, member(0), epoch)
         } else {
             self.dissemination_sync(slot, n, me, member, epoch)
@@ -331,9 +307,9 @@ impl Runtime {
         let my_slot = self.ctrl.slot(self.my_pe, slot);
         while dist < n {
             let to = member((me + dist) % n);
-            self.ctrl.slot(to, slot).words[round].store(epoch, Ordering::Release);
+            self.ctrl.slot(to, slot)[round].store(epoch, Ordering::Release);
             self.notify(to);
-            let flag = &my_slot.words[round];
+            let flag = &my_slot[round];
             self.wait_until(self.my_pe, || flag.load(Ordering::Acquire) >= epoch);
             dist <<= 1;
             round += 1;
@@ -341,10 +317,24 @@ impl Runtime {
     }
 
     fn central_sync(&self, slot: usize, n: usize, root: usize, epoch: u64) {
-        let words = &self.ctrl.slot(root, slot).words;
+        let words = self.ctrl.slot(root, slot);
         let (arrivals, release) = (&words[CENTRAL_ARRIVALS], &words[CENTRAL_RELEASE]);
-        // Arrivals only ever grow: the last arrival of sync number `epoch` sees epoch * n.
-        if arrivals.fetch_add(1, Ordering::AcqRel) + 1 == epoch * n as u64 {
+        // The arrivals word is (epoch << 20) | count: a count left by an older operation (or by
+        // an older team on this slot) carries a smaller epoch and simply restarts at 1.
+        let mut cur = arrivals.load(Ordering::Relaxed);
+        let count = loop {
+            let count = if cur >> CENTRAL_COUNT_BITS == epoch { (cur & CENTRAL_COUNT_MASK) + 1 } else { 1 };
+            match arrivals.compare_exchange_weak(
+                cur,
+                (epoch << CENTRAL_COUNT_BITS) | count,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break count,
+                Err(now) => cur = now,
+            }
+        };
+        if count == n as u64 {
             release.store(epoch, Ordering::Release);
             self.notify(root);
         } else {
@@ -355,8 +345,14 @@ impl Runtime {
     /// Waits until every PE has arrived; orders all earlier memory operations before any later
     /// ones on every PE (shmem_barrier_all / shmem_sync_all on shared memory).
     pub fn barrier_all(&self) {
-        let epoch = self.world_epoch.fetch_add(1, Ordering::Relaxed) + 1;
-        self.team_sync(WORLD_SLOT, self.n_pes, self.my_pe, |i| i, epoch);
+        if self.checked {
+            let sig = team::checked::Signature::new("shmem_barrier_all", &[]);
+            if let Err(e) = team::checked::check_call(self, &self.teams.world, &sig) {
+                fatal(&e);
+            }
+        } else {
+            self.teams.world.sync_unchecked(self);
+        }
     }
 
     /// Completes all outstanding memory operations (shmem_quiet / shmem_fence): on shared
@@ -368,55 +364,37 @@ impl Runtime {
 
     /// Symmetric allocation: same size on every PE gives the same offset everywhere. Collective:
     /// ends with a barrier so that no PE uses the block before every PE has it.
-    pub fn sym_alloc(
-        &self,
-        routine: &'static str,
-        size: usize,
-        align: usize,
-    ) -> Result<Option<usize>> {
+    pub fn sym_alloc(&self, routine: &'static str, size: usize, align: usize) -> Result<Option<usize>> {
         if size == 0 {
             self.barrier_all();
             return Ok(None);
         }
         if !align.is_power_of_two() {
-            return Err(Error::invalid(
-                routine,
-                "alignment",
-                format!("{align} is not a power of two"),
-            ));
+            return Err(Error::invalid(routine, "alignment", format!("{align} is not a power of two")));
         }
         let result = {
             let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
-            heap.alloc(size, align)
-                .map(|off| self.my_heap + off)
-                .ok_or_else(|| Error::OutOfMemory {
-                    routine,
-                    size,
-                    free: heap.free_bytes(),
-                    capacity: heap.capacity(),
-                })
+            heap.alloc(size, align).map(|off| self.my_heap + off).ok_or_else(|| Error::OutOfMemory {
+                routine,
+                size,
+                free: heap.free_bytes(),
+                capacity: heap.capacity(),
+            })
         };
         self.barrier_all();
         result.map(Some)
     }
 
     /// [`Self::sym_alloc`] that zeroes the block before the closing barrier.
-    pub fn sym_alloc_zeroed(
-        &self,
-        routine: &'static str,
-        size: usize,
-        align: usize,
-    ) -> Result<usize> {
+    pub fn sym_alloc_zeroed(&self, routine: &'static str, size: usize, align: usize) -> Result<usize> {
         let addr = {
             let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
-            heap.alloc(size, align)
-                .map(|off| self.my_heap + off)
-                .ok_or_else(|| Error::OutOfMemory {
-                    routine,
-                    size,
-                    free: heap.free_bytes(),
-                    capacity: heap.capacity(),
-                })
+            heap.alloc(size, align).map(|off| self.my_heap + off).ok_or_else(|| Error::OutOfMemory {
+                routine,
+                size,
+                free: heap.free_bytes(),
+                capacity: heap.capacity(),
+            })
         };
         if let Ok(a) = addr {
             // SAFETY: a fresh live block of `size` bytes in our mapped heap; no PE can address it
@@ -445,12 +423,7 @@ impl Runtime {
     }
 
     /// Collective realloc; returns the new address (which may equal the old one).
-    pub fn sym_realloc(
-        &self,
-        routine: &'static str,
-        addr: usize,
-        size: usize,
-    ) -> Result<Option<usize>> {
+    pub fn sym_realloc(&self, routine: &'static str, addr: usize, size: usize) -> Result<Option<usize>> {
         if addr == 0 {
             return self.sym_alloc(routine, size, 1);
         }
@@ -463,10 +436,7 @@ impl Runtime {
         let off = addr.wrapping_sub(self.my_heap);
         let result = {
             let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
-            match (off < self.heap_size)
-                .then(|| heap.block_len(off))
-                .flatten()
-            {
+            match (off < self.heap_size).then(|| heap.block_len(off)).flatten() {
                 None => Err(Error::InvalidFree { routine, addr }),
                 Some(_) if heap.resize_in_place(off, size) => Ok(addr),
                 Some(old_len) => match heap.alloc(size, 1) {

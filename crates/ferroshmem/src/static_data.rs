@@ -31,19 +31,12 @@ pub fn find_main_segment() -> Option<Segment> {
     // SAFETY: dl_iterate_phdr calls our callback with valid `dl_phdr_info` pointers for the
     // duration of each call; we read them only inside the callback.
     unsafe {
-        libc::dl_iterate_phdr(
-            Some(callback),
-            (&mut found as *mut Option<Segment>).cast::<c_void>(),
-        );
+        libc::dl_iterate_phdr(Some(callback), (&mut found as *mut Option<Segment>).cast::<c_void>());
     }
     found
 }
 
-unsafe extern "C" fn callback(
-    info: *mut libc::dl_phdr_info,
-    _size: usize,
-    data: *mut c_void,
-) -> libc::c_int {
+unsafe extern "C" fn callback(info: *mut libc::dl_phdr_info, _size: usize, data: *mut c_void) -> libc::c_int {
     // SAFETY: `data` is the `Option<Segment>` passed by find_main_segment; `info` is valid for
     // this call and its phdr array has dlpi_phnum entries (dl_iterate_phdr's contract).
     unsafe {
@@ -56,10 +49,7 @@ unsafe extern "C" fn callback(
             .find(|p| p.p_type == libc::PT_GNU_RELRO)
             .map(|p| base + p.p_vaddr as usize + p.p_memsz as usize);
         // The main program is the first object reported; stop after it (return nonzero).
-        for p in phdrs
-            .iter()
-            .filter(|p| p.p_type == libc::PT_LOAD && p.p_flags & libc::PF_W != 0)
-        {
+        for p in phdrs.iter().filter(|p| p.p_type == libc::PT_LOAD && p.p_flags & libc::PF_W != 0) {
             let seg_start = base + p.p_vaddr as usize;
             let seg_end = seg_start + p.p_memsz as usize;
             // ld.so write-protects RELRO rounded *down* to a page, so the page holding the end
@@ -70,10 +60,7 @@ unsafe extern "C" fn callback(
             };
             let to = round_up(seg_end, PAGE);
             if to > from {
-                *found = Some(Segment {
-                    start: from,
-                    len: to - from,
-                });
+                *found = Some(Segment { start: from, len: to - from });
             }
         }
         1
@@ -127,10 +114,6 @@ impl SharedStatics {
                 mappings.push(m);
             }
         }
-        Ok(SharedStatics {
-            segment,
-            bases,
-            _mappings: mappings,
-        })
+        Ok(SharedStatics { segment, bases, _mappings: mappings })
     }
 }

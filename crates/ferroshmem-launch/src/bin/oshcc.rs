@@ -14,22 +14,14 @@ fn first_existing(candidates: &[PathBuf], marker: &str) -> Option<PathBuf> {
 }
 
 fn main() -> ExitCode {
-    let exe = std::env::current_exe()
-        .and_then(|p| p.canonicalize())
-        .unwrap_or_else(|_| PathBuf::from("oshcc"));
+    let exe =
+        std::env::current_exe().and_then(|p| p.canonicalize()).unwrap_or_else(|_| PathBuf::from("oshcc"));
     let bin_dir = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
     let include = first_existing(
-        &[
-            bin_dir.join("include"),
-            bin_dir.join("../include"),
-            PathBuf::from(SOURCE_INCLUDE),
-        ],
+        &[bin_dir.join("include"), bin_dir.join("../include"), PathBuf::from(SOURCE_INCLUDE)],
         "shmem.h",
     );
-    let lib = first_existing(
-        &[bin_dir.clone(), bin_dir.join("../lib")],
-        "libferroshmem.so",
-    );
+    let lib = first_existing(&[bin_dir.clone(), bin_dir.join("../lib")], "libferroshmem.so");
     let (Some(include), Some(lib)) = (include, lib) else {
         eprintln!(
             "oshcc: cannot find shmem.h and libferroshmem.so next to {} (build with `cargo build --release`)",
@@ -41,9 +33,7 @@ fn main() -> ExitCode {
     let mut user: Vec<String> = std::env::args().skip(1).collect();
     let showme = user.iter().any(|a| a.starts_with("--showme"));
     user.retain(|a| !a.starts_with("--showme"));
-    let links = !user
-        .iter()
-        .any(|a| matches!(a.as_str(), "-c" | "-S" | "-E" | "-M" | "-MM"));
+    let links = !user.iter().any(|a| matches!(a.as_str(), "-c" | "-S" | "-E" | "-M" | "-MM"));
     let cc = std::env::var("OSHCC_CC").unwrap_or_else(|_| "cc".into());
     let mut args = vec![format!("-I{}", include.display())];
     args.extend(user);

@@ -36,30 +36,16 @@ fn parse_args() -> Result<Args, String> {
         match a.as_str() {
             "-n" | "-np" | "--np" | "--npes" | "-N" => {
                 let v = argv.next().ok_or_else(|| format!("{a} needs a number"))?;
-                npes = v
-                    .parse()
-                    .map_err(|_| format!("{a} {v}: not a number of PEs"))?;
+                npes = v.parse().map_err(|_| format!("{a} {v}: not a number of PEs"))?;
             }
             "-h" | "--help" => return Err(String::new()),
             "--" => {
                 let program = argv.next().ok_or("no program given")?;
-                return Ok(Args {
-                    npes,
-                    program,
-                    args: argv.collect(),
-                });
+                return Ok(Args { npes, program, args: argv.collect() });
             }
-            s if s.starts_with("-n") && s[2..].parse::<usize>().is_ok() => {
-                npes = s[2..].parse().unwrap_or(1)
-            }
+            s if s.starts_with("-n") && s[2..].parse::<usize>().is_ok() => npes = s[2..].parse().unwrap_or(1),
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
-            _ => {
-                return Ok(Args {
-                    npes,
-                    program: a,
-                    args: argv.collect(),
-                })
-            }
+            _ => return Ok(Args { npes, program: a, args: argv.collect() }),
         }
     }
     Err("no program given".into())
@@ -98,13 +84,7 @@ fn handled_signals() -> libc::sigset_t {
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        for s in [
-            libc::SIGCHLD,
-            libc::SIGINT,
-            libc::SIGTERM,
-            libc::SIGHUP,
-            libc::SIGQUIT,
-        ] {
+        for s in [libc::SIGCHLD, libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
             libc::sigaddset(&mut set, s);
         }
         set
@@ -165,16 +145,10 @@ fn run(args: Args) -> Result<i32, String> {
     // SAFETY: blocking signals in our own (single-threaded) process; the children unblock them.
     unsafe { libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
 
-    let mut job = Job {
-        pes: Vec::with_capacity(args.npes),
-        failure: None,
-        ending_since: None,
-    };
+    let mut job = Job { pes: Vec::with_capacity(args.npes), failure: None, ending_since: None };
     for pe in 0..args.npes {
         let mut cmd = Command::new(&args.program);
-        cmd.args(&args.args)
-            .env(job::ENV_JOB_FD, fd.to_string())
-            .env(job::ENV_PE, pe.to_string());
+        cmd.args(&args.args).env(job::ENV_JOB_FD, fd.to_string()).env(job::ENV_PE, pe.to_string());
         // SAFETY: only async-signal-safe calls between fork and exec: unblock signals, ask the
         // kernel to kill this PE if oshrun dies, and check oshrun did not die already.
         unsafe {
@@ -188,10 +162,7 @@ fn run(args: Args) -> Result<i32, String> {
             })
         };
         match cmd.spawn() {
-            Ok(child) => job.pes.push(Pe {
-                pid: child.id() as i32,
-                running: true,
-            }),
+            Ok(child) => job.pes.push(Pe { pid: child.id() as i32, running: true }),
             Err(e) => {
                 eprintln!("oshrun: cannot start {}: {e}", args.program);
                 job.end(127);
@@ -201,10 +172,7 @@ fn run(args: Args) -> Result<i32, String> {
     }
 
     while job.running() > 0 {
-        let timeout = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 50_000_000,
-        };
+        let timeout = libc::timespec { tv_sec: 0, tv_nsec: 50_000_000 };
         // SAFETY: `set` holds blocked signals; info is written by the kernel.
         let sig = unsafe {
             let mut info: libc::siginfo_t = std::mem::zeroed();
@@ -247,10 +215,7 @@ fn reap(job: &mut Job, header: &HeaderView<'_>) {
         }
         if let Some(req) = header.exit_request() {
             if req.status != 0 {
-                eprintln!(
-                    "oshrun: PE {} called shmem_global_exit({}); ending the job",
-                    req.pe, req.status
-                );
+                eprintln!("oshrun: PE {} called shmem_global_exit({}); ending the job", req.pe, req.status);
             }
             job.end(req.status);
             // A global exit with status 0 is not a failure, but still ends the job.
@@ -261,11 +226,7 @@ fn reap(job: &mut Job, header: &HeaderView<'_>) {
             (code != 0, code, format!("exited with status {code}"))
         } else if libc::WIFSIGNALED(status) {
             let sig = libc::WTERMSIG(status);
-            (
-                true,
-                128 + sig,
-                format!("was killed by {}", signal_name(sig)),
-            )
+            (true, 128 + sig, format!("was killed by {}", signal_name(sig)))
         } else {
             continue;
         };

@@ -72,7 +72,13 @@ pub fn processes_of(token: &str) -> Vec<u32> {
 
 /// Runs `oshrun -n npes program args` with `env`, killing it after `timeout`. Asserts that no
 /// process of `program` and no /dev/shm file outlives the job.
-pub fn run_job(npes: usize, program: &Path, args: &[&str], env: &[(&str, &str)], timeout: Duration) -> JobResult {
+pub fn run_job(
+    npes: usize,
+    program: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    timeout: Duration,
+) -> JobResult {
     let shm_before = dev_shm();
     let start = Instant::now();
     let token = new_token();

@@ -1,0 +1,230 @@
+//! Teams through the safe Rust API on real PEs (1, 2, 3, 6, 7 and 12 PEs).
+
+mod common;
+
+use std::time::Duration;
+
+use ferroshmem::{Error, NewTeams, Shmem, SymSlice, TeamConfig};
+
+const CHILD: &str = "FERROSHMEM_SPMD_TEST";
+const PE_COUNTS: &[usize] = &[1, 2, 3, 6, 7, 12];
+
+fn spmd(name: &str, npes: &[usize], env: &[(&str, &str)], body: fn(&Shmem)) {
+    if let Ok(which) = std::env::var(CHILD) {
+        if which == name {
+            let shmem = Shmem::init().expect("init");
+            body(&shmem);
+            shmem.finalize();
+        }
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let mut env = env.to_vec();
+    env.push((CHILD, name));
+    for &n in npes {
+        let r = common::run_job(
+            n,
+            &exe,
+            &[name, "--exact", "--nocapture", "--test-threads=1"],
+            &env,
+            Duration::from_secs(180),
+        );
+        assert!(!r.timed_out, "{name} at {n} PEs timed out\n{}{}", r.stdout, r.stderr);
+        assert_eq!(
+            r.status,
+            Some(0),
+            "{name} at {n} PEs failed\nstdout:\n{}\nstderr:\n{}",
+            r.stdout,
+            r.stderr
+        );
+    }
+}
+
+const DEFAULT: TeamConfig = TeamConfig { num_contexts: 0 };
+
+#[test]
+fn strided_splits_number_and_translate() {
+    spmd("strided_splits_number_and_translate", PE_COUNTS, &[], |s| {
+        let (me, n) = (s.my_pe(), s.n_pes());
+        let world = s.team_world();
+        // Evens (Example 11).
+        let evens = world.split_strided(0, 2, n.div_ceil(2) as i64, DEFAULT).unwrap();
+        match &evens {
+            Some(t) => {
+                assert_eq!(me % 2, 0);
+                assert_eq!(t.my_pe(), me / 2);
+                assert_eq!(t.n_pes(), n.div_ceil(2));
+                assert_eq!(t.translate_pe(t.my_pe(), &world), Some(me));
+                t.sync().unwrap();
+            }
+            None => assert_eq!(me % 2, 1),
+        }
+        // Reversed world.
+        let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
+        assert_eq!(rev.my_pe(), n - 1 - me);
+        assert_eq!(world.translate_pe(me, &rev), Some(n - 1 - me));
+        assert_eq!(rev.translate_pe(n, &world), None, "src_pe == size is out of range");
+        rev.sync().unwrap();
+        // A split of the reversed team: its evens, reversed order kept.
+        let sub = rev.split_strided(0, 2, n.div_ceil(2) as i64, DEFAULT).unwrap();
+        if (n - 1 - me) % 2 == 0 {
+            let sub = sub.unwrap();
+            assert_eq!(sub.my_pe(), (n - 1 - me) / 2);
+            assert_eq!(sub.world_pe(0), Some(n - 1));
+            if let Some(e) = &evens {
+                let mine = sub.translate_pe(sub.my_pe(), e);
+                assert_eq!(mine, Some(me / 2));
+            }
+        } else {
+            assert!(sub.is_none());
+        }
+        // Zero stride, size 1.
+        let solo = world.split_strided((n - 1) as i64, 0, 1, DEFAULT).unwrap();
+        assert_eq!(solo.is_some(), me == n - 1);
+        s.barrier_all();
+    });
+}
+
+#[test]
+fn invalid_triplets_fail_on_every_pe() {
+    spmd("invalid_triplets_fail_on_every_pe", PE_COUNTS, &[], |s| {
+        let n = s.n_pes() as i64;
+        let world = s.team_world();
+        for (start, stride, size) in
+            [(0, 1, 0), (n, 1, 1), (-1, 1, 1), (0, 0, 2.min(n + 1)), (0, 1, n + 1), (n - 1, -1, n + 1)]
+        {
+            if stride == 0 && size == 1 {
+                continue;
+            }
+            let r = world.split_strided(start, stride, size, DEFAULT);
+            assert!(
+                matches!(r, Err(Error::TeamCreate { code: 1, .. })),
+                "({start}, {stride}, {size}) gave {r:?}"
+            );
+        }
+        // Only one PE passes a bad triplet: every PE still fails with the same code.
+        let bad_size = if s.my_pe() == 0 { 0 } else { n };
+        let r = world.split_strided(0, 1, bad_size, DEFAULT);
+        assert!(matches!(r, Err(Error::TeamCreate { code: 1, .. })), "{r:?}");
+        // The world still works after failures.
+        let t = world.split_strided(0, 1, n, DEFAULT).unwrap().unwrap();
+        t.sync().unwrap();
+        assert!(s.team_world().destroy().is_err(), "predefined teams cannot be destroyed");
+        s.barrier_all();
+    });
+}
+
+#[test]
+fn split_2d_rows_and_columns() {
+    spmd("split_2d_rows_and_columns", PE_COUNTS, &[], |s| {
+        let (me, n) = (s.my_pe(), s.n_pes());
+        let world = s.team_world();
+        for xrange in [1, 2, 3, 5, n as i64, n as i64 + 4] {
+            let x = (xrange as usize).min(n);
+            let (row, col) = world.split_2d(xrange, DEFAULT, TeamConfig { num_contexts: 2 }).unwrap();
+            assert_eq!(row.my_pe(), me % x);
+            assert_eq!(col.my_pe(), me / x);
+            assert_eq!(row.n_pes(), x.min(n - (me / x) * x));
+            assert_eq!(col.n_pes(), (n - me % x).div_ceil(x));
+            assert_eq!(col.config().num_contexts, 2);
+            row.sync().unwrap();
+            col.sync().unwrap();
+            // Data moves along a row: everyone puts its world number into its row neighbour.
+            let cell: SymSlice<u64> = s.alloc(1).unwrap();
+            let right = row.world_pe((row.my_pe() + 1) % row.n_pes()).unwrap();
+            cell.p(right, 0, me as u64).unwrap();
+            s.barrier_all();
+            let left = row.world_pe((row.my_pe() + row.n_pes() - 1) % row.n_pes()).unwrap();
+            assert_eq!(cell.read(0).unwrap(), left as u64);
+            row.destroy().unwrap();
+            col.destroy().unwrap();
+        }
+        assert!(matches!(world.split_2d(0, DEFAULT, DEFAULT), Err(Error::TeamCreate { code: 1, .. })));
+        s.barrier_all();
+    });
+}
+
+#[test]
+fn thousands_of_teams_and_cycles_leak_nothing() {
+    spmd("thousands_of_teams_and_cycles_leak_nothing", &[1, 2, 3, 7], &[], |s| {
+        let world = s.team_world();
+        let before = s.team_usage();
+        for _ in 0..2000 {
+            let t = world.split_strided(0, 1, s.n_pes() as i64, DEFAULT).unwrap().unwrap();
+            t.destroy().unwrap();
+        }
+        assert_eq!(s.team_usage(), before, "2000 split/destroy cycles leave nothing behind");
+        let mut live = Vec::new();
+        for _ in 0..4096 {
+            live.push(world.split_strided(0, 1, s.n_pes() as i64, DEFAULT).unwrap().unwrap());
+        }
+        assert_eq!(s.team_usage().in_use, before.in_use + 4096);
+        live[4095].sync().unwrap();
+        live[17].sync().unwrap();
+        drop(live);
+        assert_eq!(s.team_usage(), before);
+        s.barrier_all();
+    });
+}
+
+#[test]
+fn nonblocking_creation_overlaps_other_collectives() {
+    spmd("nonblocking_creation_overlaps_other_collectives", PE_COUNTS, &[], |s| {
+        let n = s.n_pes();
+        let world = s.team_world();
+        let other = world.split_strided(0, 1, n as i64, DEFAULT).unwrap().unwrap();
+        let mut req = world.split_2d_nb(2, DEFAULT, DEFAULT);
+        let mut syncs = 0;
+        let teams = loop {
+            if let Some(r) = req.test() {
+                break r.unwrap();
+            }
+            // Collectives on another team while the creation is in flight.
+            other.sync().unwrap();
+            syncs += 1;
+            if syncs > 100_000 {
+                panic!("creation does not progress");
+            }
+        };
+        // Every PE must run the same number of collectives on `other`: agree on the max.
+        let counts: SymSlice<u64> = s.alloc(1).unwrap();
+        counts.atomic_fetch_add(0, 0, 0).unwrap();
+        let _ = counts;
+        match teams {
+            NewTeams::Two(x, y) => {
+                assert_eq!(x.my_pe(), s.my_pe() % 2.min(n));
+                y.sync().unwrap();
+            }
+            NewTeams::One(_) => panic!("split_2d makes two teams"),
+        }
+        s.barrier_all();
+    });
+}
+
+#[test]
+fn checked_mode_names_who_passed_what() {
+    spmd("checked_mode_names_who_passed_what", &[2, 3, 6], &[("SHMEMX_CHECK_COLLECTIVES", "1")], |s| {
+        let me = s.my_pe() as i64;
+        let world = s.team_world();
+        let size = if me == 1 { 1 } else { 2 };
+        let err = world.split_strided(0, 1, size, DEFAULT).unwrap_err().to_string();
+        let n = s.n_pes();
+        let others = if n > 2 { format!("PE 0, 2..{}", n - 1) } else { "PE 0".to_string() };
+        let expected = format!(
+            "Team::split_strided on SHMEM_TEAM_WORLD: {others} passed (0, 1, 2), PE 1 passed (0, 1, 1)"
+        );
+        assert!(err.contains(&expected), "{err}\nexpected: {expected}");
+        // A sync against a split: the routines differ.
+        let err = if me == 0 {
+            world.sync().unwrap_err()
+        } else {
+            world.split_strided(0, 1, 1, DEFAULT).unwrap_err()
+        };
+        assert!(
+            err.to_string()
+                .contains("collective calls on SHMEM_TEAM_WORLD do not match: PE 0 called Team::sync()"),
+            "{err}"
+        );
+        world.sync().unwrap();
+    });
+}

@@ -1,0 +1,244 @@
+//! Agreement among a team's PEs without a central party: a dissemination all-reduce (MAX on
+//! words) through mailboxes in the team's slot, and on top of it the choice of free team slots
+//! (GUIDE.md §1: every PE proposes its lowest available slot at or after a common candidate;
+//! equal proposals win; otherwise the candidate moves to the largest proposal and they try
+//! again). Both are state machines advanced by `poll`, so team creation can be non-blocking.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use crate::job::{MAILBOX_WORDS, SLOT_FIXED_WORDS};
+use crate::runtime::Runtime;
+use crate::team::TeamInner;
+
+/// Payload words of one all-reduce.
+pub const PAYLOAD: usize = MAILBOX_WORDS - 1;
+
+/// A MAX all-reduce of `PAYLOAD` words over a team, in ceil(log2 n) rounds. Each round sends
+/// the running maximum to member `me + 2^k` and takes the one of `me - 2^k`. Mailboxes are
+/// double-buffered by epoch parity: a sender can be at most one operation ahead of a receiver.
+#[derive(Debug)]
+pub struct MaxAllreduce {
+    team: Arc<TeamInner>,
+    epoch: u64,
+    round: usize,
+    sent: bool,
+    acc: [u64; PAYLOAD],
+}
+
+impl MaxAllreduce {
+    /// Starts an all-reduce of `values` as the team's next collective operation.
+    pub fn start(team: Arc<TeamInner>, values: [u64; PAYLOAD]) -> Self {
+        let epoch = team.next_epoch();
+        MaxAllreduce { team, epoch, round: 0, sent: false, acc: values }
+    }
+
+    /// Advances as far as possible without waiting; true when the result is ready.
+    pub fn poll(&mut self, rt: &Runtime) -> bool {
+        let n = self.team.pes.size();
+        let me = self.team.my_index;
+        let slot = self.team.slot;
+        while (1usize << self.round) < n {
+            let mailbox = SLOT_FIXED_WORDS + (self.round * 2 + (self.epoch & 1) as usize) * MAILBOX_WORDS;
+            if !self.sent {
+                let to = self.team.pes.world_pe((me + (1 << self.round)) % n);
+                let words = &rt.ctrl.slot(to, slot)[mailbox..mailbox + MAILBOX_WORDS];
+                for (w, v) in words[1..].iter().zip(self.acc) {
+                    w.store(v, Ordering::Relaxed);
+                }
+                words[0].store(self.epoch, Ordering::Release);
+                rt.notify(to);
+                self.sent = true;
+            }
+            let mine = &rt.ctrl.slot(rt.my_pe, slot)[mailbox..mailbox + MAILBOX_WORDS];
+            if mine[0].load(Ordering::Acquire) < self.epoch {
+                return false;
+            }
+            for (a, w) in self.acc.iter_mut().zip(&mine[1..]) {
+                *a = (*a).max(w.load(Ordering::Relaxed));
+            }
+            self.round += 1;
+            self.sent = false;
+        }
+        true
+    }
+
+    /// Polls until done, sleeping between polls as waits do.
+    pub fn wait(&mut self, rt: &Runtime) {
+        rt.wait_until(rt.my_pe, || self.poll(rt));
+    }
+
+    /// The reduced words (valid once `poll` returned true).
+    pub fn result(&self) -> &[u64; PAYLOAD] {
+        &self.acc
+    }
+}
+
+// Payload word positions of a slot agreement. Minima travel as bitwise complements so that
+// everything is one MAX.
+const ERROR: usize = 0;
+const HASH_MAX: usize = 1;
+const HASH_MIN: usize = 2;
+const PROPOSAL_MAX: usize = 3; // + 2 * axis
+const PROPOSAL_MIN: usize = 4; // + 2 * axis
+const HIGH_WATER: usize = 7; // + axis
+
+/// How many slots one agreement can choose (split_2d needs two: rows and columns).
+pub const MAX_AXES: usize = 2;
+
+/// What every PE learns from an agreement (the same on all of them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Agreed {
+    /// Slots chosen (one per axis) and the epoch the new teams start after.
+    Slots { slots: [usize; MAX_AXES], base_epoch: u64 },
+    /// Some PE failed with this code (the largest code reported).
+    Failed(u32),
+    /// The PEs did not call the same routine with the same arguments (checked mode).
+    Mismatch,
+}
+
+/// Choosing `axes` team slots over a parent team, free on every PE that joins a new team.
+#[derive(Debug)]
+pub struct SlotAgreement {
+    parent: Arc<TeamInner>,
+    axes: usize,
+    /// Whether this PE needs the slots (is a member of a new team).
+    member: bool,
+    local_error: u32,
+    hash: u64,
+    candidate: [usize; MAX_AXES],
+    reserved: [Option<usize>; MAX_AXES],
+    round: Option<MaxAllreduce>,
+}
+
+/// Error code of a PE that found no available slot.
+pub const NO_SLOT: u32 = 2;
+
+impl SlotAgreement {
+    /// Starts choosing `axes` (0 to 2) slots. `local_error` (0 for none) makes every PE fail
+    /// with at least that code; `hash` (0 when unchecked) must agree on every PE.
+    pub fn start(
+        rt: &Runtime,
+        parent: Arc<TeamInner>,
+        axes: usize,
+        member: bool,
+        local_error: u32,
+        hash: u64,
+    ) -> Self {
+        let mut a = SlotAgreement {
+            round: None,
+            parent,
+            axes,
+            member,
+            local_error,
+            hash,
+            candidate: [0; MAX_AXES],
+            reserved: [None; MAX_AXES],
+        };
+        let payload = a.propose(rt);
+        a.round = Some(MaxAllreduce::start(a.parent.clone(), payload));
+        a
+    }
+
+    /// Reserves this PE's proposals at or after the candidates and builds the payload.
+    fn propose(&mut self, rt: &Runtime) -> [u64; PAYLOAD] {
+        let mut p = [0u64; PAYLOAD];
+        let mut error = self.local_error;
+        p[HASH_MAX] = self.hash;
+        p[HASH_MIN] = !self.hash;
+        for axis in 0..MAX_AXES {
+            p[PROPOSAL_MIN + 2 * axis] = !u64::MAX; // identity for non-members / unused axes
+        }
+        if self.member && error == 0 {
+            let mut slots = rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner());
+            let mut from = 0;
+            for axis in 0..self.axes {
+                from = from.max(self.candidate[axis]);
+                match slots.lowest_available_from(from) {
+                    Some(s) => {
+                        slots.reserve(s);
+                        self.reserved[axis] = Some(s);
+                        p[PROPOSAL_MAX + 2 * axis] = s as u64;
+                        p[PROPOSAL_MIN + 2 * axis] = !(s as u64);
+                        p[HIGH_WATER + axis] = slots.high_water(s);
+                        from = s + 1;
+                    }
+                    None => {
+                        error = NO_SLOT;
+                        break;
+                    }
+                }
+            }
+        }
+        p[ERROR] = error as u64;
+        p
+    }
+
+    fn unreserve(&mut self, rt: &Runtime) {
+        if self.reserved.iter().any(Option::is_some) {
+            let mut slots = rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner());
+            for r in self.reserved.iter_mut() {
+                if let Some(s) = r.take() {
+                    slots.unreserve(s);
+                }
+            }
+        }
+    }
+
+    /// Advances; `Some` when every PE knows the outcome. On `Slots`, this PE's reservations
+    /// (if a member) are now its claims.
+    pub fn poll(&mut self, rt: &Runtime) -> Option<Agreed> {
+        let round = self.round.as_mut().expect("an agreement always has a round in flight");
+        if !round.poll(rt) {
+            return None;
+        }
+        let r = *round.result();
+        if r[ERROR] != 0 {
+            self.unreserve(rt);
+            return Some(Agreed::Failed(r[ERROR] as u32));
+        }
+        if r[HASH_MAX] != !r[HASH_MIN] {
+            self.unreserve(rt);
+            return Some(Agreed::Mismatch);
+        }
+        let converged = (0..self.axes).all(|a| r[PROPOSAL_MAX + 2 * a] == !r[PROPOSAL_MIN + 2 * a]);
+        if converged {
+            let mut slots = [0usize; MAX_AXES];
+            let mut base_epoch = 0;
+            for a in 0..self.axes {
+                slots[a] = r[PROPOSAL_MAX + 2 * a] as usize;
+                base_epoch = base_epoch.max(r[HIGH_WATER + a]);
+            }
+            if self.member {
+                let mut table = rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner());
+                for r in self.reserved.iter_mut() {
+                    if let Some(s) = r.take() {
+                        table.claim(s);
+                    }
+                }
+            }
+            return Some(Agreed::Slots { slots, base_epoch });
+        }
+        // Move every candidate up to the largest proposal (kept increasing along the axes)
+        // and try again: candidates only grow, so this ends.
+        self.unreserve(rt);
+        let mut floor = 0;
+        for a in 0..self.axes {
+            self.candidate[a] = (r[PROPOSAL_MAX + 2 * a] as usize).max(floor);
+            floor = self.candidate[a] + 1;
+        }
+        let payload = self.propose(rt);
+        self.round = Some(MaxAllreduce::start(self.parent.clone(), payload));
+        self.poll(rt)
+    }
+
+    /// Polls until the outcome is known.
+    pub fn wait(&mut self, rt: &Runtime) -> Agreed {
+        let mut out = None;
+        rt.wait_until(rt.my_pe, || {
+            out = self.poll(rt);
+            out.is_some()
+        });
+        out.expect("wait_until returns once poll gave an outcome")
+    }
+}

@@ -1,0 +1,537 @@
+//! Teams: membership arithmetic ([`pe_set`]), this PE's team slots ([`slots`]), agreement among
+//! PEs ([`agree`]), and here the team objects, their handles, creation and destruction.
+//!
+//! A team occupies one slot on each of its PEs, the same slot number on all of them, chosen by
+//! agreement at creation. The slot holds the team's synchronisation words. Epochs (the count of
+//! a team's collective operations) only grow, and a new team on a slot starts above every epoch
+//! that slot has seen on any member, so nothing is ever reset and creation needs one agreement
+//! and no further synchronisation. Destroy is local for the same reason: a PE destroys a team
+//! after its last operation on it, and the slot can be reused only by a team this PE helps
+//! create later.
+#![allow(unsafe_code)]
+
+pub mod agree;
+pub mod checked;
+pub mod pe_set;
+pub mod slots;
+pub mod unique;
+
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Error, Result};
+use crate::runtime::Runtime;
+use agree::{Agreed, SlotAgreement};
+use checked::Signature;
+use pe_set::{check_triplet, PeSet};
+use slots::SlotTable;
+
+/// Team configuration (`shmem_team_config_t`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TeamConfig {
+    /// Contexts reserved for the team (`SHMEM_TEAM_NUM_CONTEXTS`).
+    pub num_contexts: i32,
+}
+
+/// `SHMEM_TEAM_NUM_CONTEXTS`: the mask bit of `num_contexts`.
+pub const CONFIG_NUM_CONTEXTS: i64 = 1;
+/// `SHMEMX_TEAM_CONFIG_UNIQUEID`: the mask bit of the unique id (team_init).
+pub const CONFIG_UNIQUEID: i64 = 2;
+
+impl TeamConfig {
+    /// The configuration a (config, mask) pair describes: mask 0 means defaults.
+    pub fn from_mask(config: Option<TeamConfig>, mask: i64, routine: &'static str) -> Result<TeamConfig> {
+        if mask & !(CONFIG_NUM_CONTEXTS | CONFIG_UNIQUEID) != 0 {
+            return Err(Error::invalid(routine, "config_mask", format!("unknown bits {mask:#x}")));
+        }
+        let mut out = TeamConfig::default();
+        if mask & CONFIG_NUM_CONTEXTS != 0 {
+            let c =
+                config.ok_or_else(|| Error::invalid(routine, "config", "NULL with a nonzero config_mask"))?;
+            if c.num_contexts < 0 {
+                return Err(Error::invalid(
+                    routine,
+                    "config",
+                    format!("num_contexts {} is negative", c.num_contexts),
+                ));
+            }
+            out.num_contexts = c.num_contexts;
+        }
+        Ok(out)
+    }
+}
+
+/// A team handle as C sees it: 0 is `SHMEM_TEAM_INVALID`, 1-4 the predefined teams, others
+/// `(generation << 32) | (slot + 1)`, so a destroyed handle is recognised, not dereferenced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TeamHandle(pub u64);
+
+impl TeamHandle {
+    pub const INVALID: TeamHandle = TeamHandle(0);
+    pub const WORLD: TeamHandle = TeamHandle(1);
+    pub const SHARED: TeamHandle = TeamHandle(2);
+    pub const NODE: TeamHandle = TeamHandle(3);
+    pub const SAME_MYPE_NODE: TeamHandle = TeamHandle(4);
+
+    fn slot(self) -> usize {
+        (self.0 as u32 as usize).wrapping_sub(1)
+    }
+
+    fn generation(self) -> u32 {
+        (self.0 >> 32) as u32
+    }
+
+    /// Whether this is one of the predefined teams.
+    pub fn is_predefined(self) -> bool {
+        (1..=PREDEFINED as u64).contains(&self.0)
+    }
+}
+
+/// Slots of the predefined teams (0: WORLD, 1: SHARED, 2: NODE, 3: SAME_MYPE_NODE).
+pub const PREDEFINED: usize = 4;
+
+/// What kind of team this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TeamKind {
+    World,
+    Shared,
+    Node,
+    SameMypeNode,
+    User,
+}
+
+/// One team as this PE knows it.
+#[derive(Debug)]
+pub struct TeamInner {
+    pub pes: PeSet,
+    /// This PE's number in the team.
+    pub my_index: usize,
+    /// The team's slot (the same on every member).
+    pub slot: usize,
+    pub config: TeamConfig,
+    pub kind: TeamKind,
+    epoch: AtomicU64,
+    handle: AtomicU64,
+    destroyed: AtomicBool,
+}
+
+impl TeamInner {
+    fn new(
+        pes: PeSet,
+        my_index: usize,
+        slot: usize,
+        base_epoch: u64,
+        config: TeamConfig,
+        kind: TeamKind,
+    ) -> Self {
+        TeamInner {
+            pes,
+            my_index,
+            slot,
+            config,
+            kind,
+            epoch: AtomicU64::new(base_epoch),
+            handle: AtomicU64::new(0),
+            destroyed: AtomicBool::new(false),
+        }
+    }
+
+    /// Number of PEs.
+    #[inline]
+    pub fn n_pes(&self) -> usize {
+        self.pes.size()
+    }
+
+    /// The handle registered for this team on this PE.
+    pub fn handle(&self) -> TeamHandle {
+        TeamHandle(self.handle.load(Ordering::Relaxed))
+    }
+
+    /// Takes the epoch of the team's next collective operation.
+    #[inline]
+    pub fn next_epoch(&self) -> u64 {
+        self.epoch.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Last epoch used.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Relaxed)
+    }
+
+    /// Name used in messages: `SHMEM_TEAM_WORLD`, `team 5`, ...
+    pub fn name(&self) -> String {
+        match self.kind {
+            TeamKind::World => "SHMEM_TEAM_WORLD".into(),
+            TeamKind::Shared => "SHMEM_TEAM_SHARED".into(),
+            TeamKind::Node => "SHMEMX_TEAM_NODE".into(),
+            TeamKind::SameMypeNode => "SHMEMX_TEAM_SAME_MYPE_NODE".into(),
+            TeamKind::User => format!("team {}", self.slot),
+        }
+    }
+
+    /// Synchronises the team's PEs without checking (the building block of team_sync).
+    #[inline]
+    pub fn sync_unchecked(&self, rt: &Runtime) {
+        let epoch = self.next_epoch();
+        rt.team_sync(self.slot, self.pes.size(), self.my_index, |i| self.pes.world_pe(i), epoch);
+    }
+}
+
+/// Translates `src_pe` of `src` into its number in `dst`; -1 when out of range or not a member.
+#[inline]
+pub fn translate(src: &TeamInner, src_pe: i64, dst: &TeamInner) -> i64 {
+    if src_pe < 0 || src_pe >= src.pes.size() as i64 {
+        return -1;
+    }
+    dst.pes.index_of(src.pes.world_pe(src_pe as usize)).map_or(-1, |i| i as i64)
+}
+
+struct HandleEntry {
+    generation: AtomicU32,
+    team: AtomicPtr<TeamInner>,
+}
+
+/// Figures for `SHMEM_INFO` and `shmemx_team_info`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TeamUsage {
+    /// Teams this PE belongs to now (predefined included).
+    pub in_use: usize,
+    /// Teams this PE can belong to at once (`SHMEMX_TEAM_SLOTS`).
+    pub capacity: usize,
+    /// Shared-memory bytes a team costs on each member (its slot).
+    pub slot_bytes: usize,
+    /// Private bytes a team costs on each member (its object, without list membership).
+    pub object_bytes: usize,
+}
+
+/// This PE's teams: slot table and handle table (indexed by slot).
+pub struct Teams {
+    pub(crate) slots: Mutex<SlotTable>,
+    entries: Box<[HandleEntry]>,
+    slot_bytes: usize,
+    pub world: Arc<TeamInner>,
+}
+
+impl std::fmt::Debug for Teams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Teams").field("usage", &self.usage()).finish()
+    }
+}
+
+impl Teams {
+    /// The predefined teams of PE `my_pe` in a job of `n_pes` with `capacity` slots.
+    pub fn new(my_pe: usize, n_pes: usize, capacity: usize, slot_bytes: usize) -> Result<Self> {
+        if capacity < PREDEFINED + 1 {
+            return Err(Error::Bootstrap(format!(
+                "SHMEMX_TEAM_SLOTS={capacity}: at least {} needed",
+                PREDEFINED + 1
+            )));
+        }
+        let entries: Box<[HandleEntry]> = (0..capacity)
+            .map(|_| HandleEntry {
+                generation: AtomicU32::new(0),
+                team: AtomicPtr::new(std::ptr::null_mut()),
+            })
+            .collect();
+        let world = Arc::new(TeamInner::new(
+            PeSet::world(n_pes),
+            my_pe,
+            0,
+            0,
+            TeamConfig::default(),
+            TeamKind::World,
+        ));
+        let teams = Teams {
+            slots: Mutex::new(SlotTable::new(capacity, PREDEFINED)),
+            entries,
+            slot_bytes,
+            world: world.clone(),
+        };
+        teams.publish(world, 0);
+        // One machine: SHARED and NODE hold every PE; SAME_MYPE_NODE holds this PE alone.
+        for (slot, kind) in [(1, TeamKind::Shared), (2, TeamKind::Node)] {
+            teams.publish(
+                Arc::new(TeamInner::new(PeSet::world(n_pes), my_pe, slot, 0, TeamConfig::default(), kind)),
+                0,
+            );
+        }
+        let alone = PeSet::Strided { start: my_pe as u32, stride: 1, size: 1 };
+        teams.publish(
+            Arc::new(TeamInner::new(alone, 0, 3, 0, TeamConfig::default(), TeamKind::SameMypeNode)),
+            0,
+        );
+        Ok(teams)
+    }
+
+    fn publish(&self, team: Arc<TeamInner>, generation: u32) -> TeamHandle {
+        let entry = &self.entries[team.slot];
+        let handle = TeamHandle(((generation as u64) << 32) | (team.slot as u64 + 1));
+        team.handle.store(handle.0, Ordering::Relaxed);
+        entry.generation.store(generation, Ordering::Relaxed);
+        let old = entry.team.swap(Arc::into_raw(team) as *mut TeamInner, Ordering::Release);
+        debug_assert!(old.is_null());
+        handle
+    }
+
+    /// Registers a newly created team on its (claimed) slot; returns its handle.
+    fn register(&self, team: Arc<TeamInner>) -> TeamHandle {
+        let generation = self.entries[team.slot].generation.load(Ordering::Relaxed).wrapping_add(1).max(1);
+        self.publish(team, generation)
+    }
+
+    /// The team behind `handle`, borrowed until this PE destroys it. `None` for INVALID, a
+    /// destroyed team or a value that was never a handle.
+    #[inline]
+    pub fn get(&self, handle: TeamHandle) -> Option<&TeamInner> {
+        let entry = self.entries.get(handle.slot())?;
+        if entry.generation.load(Ordering::Acquire) != handle.generation() {
+            return None;
+        }
+        let p = entry.team.load(Ordering::Acquire);
+        // SAFETY: a non-null entry holds a reference count of a live team that is dropped
+        // only by `destroy` on this PE; callers may not use a team concurrently with its
+        // destruction (the specification makes destroy collective over the team).
+        (!p.is_null()).then(|| unsafe { &*p })
+    }
+
+    /// Like [`Teams::get`], with a reference count (for requests and the Rust API).
+    pub fn get_arc(&self, handle: TeamHandle) -> Option<Arc<TeamInner>> {
+        let t = self.get(handle)?;
+        let p = t as *const TeamInner;
+        // SAFETY: `p` came from Arc::into_raw and the entry still holds its count, so adding
+        // one and rebuilding an Arc is sound.
+        unsafe {
+            Arc::increment_strong_count(p);
+            Some(Arc::from_raw(p))
+        }
+    }
+
+    /// Destroys the team behind `handle` on this PE (`shmem_team_destroy`).
+    pub fn destroy(&self, handle: TeamHandle) -> Result<()> {
+        const ROUTINE: &str = "shmem_team_destroy";
+        if handle == TeamHandle::INVALID {
+            return Ok(());
+        }
+        if handle.is_predefined() {
+            return Err(Error::invalid(
+                ROUTINE,
+                "team",
+                "a predefined team cannot be destroyed; nothing was destroyed",
+            ));
+        }
+        let team = self.get(handle).ok_or(Error::InvalidTeam { routine: ROUTINE })?;
+        let entry = &self.entries[team.slot];
+        let p = entry.team.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        if p.is_null() {
+            return Err(Error::InvalidTeam { routine: ROUTINE });
+        }
+        // SAFETY: `p` is the pointer published by `register`, whose count we now take back.
+        let team = unsafe { Arc::from_raw(p) };
+        team.destroyed.store(true, Ordering::Relaxed);
+        self.slots.lock().unwrap_or_else(|e| e.into_inner()).release(team.slot, team.epoch());
+        Ok(())
+    }
+
+    /// Teams in use, capacity and bytes per team.
+    pub fn usage(&self) -> TeamUsage {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        TeamUsage {
+            in_use: slots.in_use(),
+            capacity: slots.capacity(),
+            slot_bytes: self.slot_bytes,
+            object_bytes: std::mem::size_of::<TeamInner>() + std::mem::size_of::<HandleEntry>(),
+        }
+    }
+}
+
+/// Error codes of a failed team creation (returned to C; the largest over all PEs wins).
+pub mod codes {
+    /// An argument is invalid on some PE.
+    pub const INVALID_ARGUMENT: u32 = 1;
+    /// Some PE has no free team slot.
+    pub const NO_SLOT: u32 = super::agree::NO_SLOT;
+    /// Checked mode: the PEs did not make the same call.
+    pub const MISMATCH: u32 = 3;
+}
+
+/// What a creation produces on this PE.
+#[derive(Debug)]
+pub enum Created {
+    /// One new team (or none: not a member).
+    One(Option<Arc<TeamInner>>),
+    /// split_2d: the x-axis (row) and y-axis (column) teams.
+    Two(Arc<TeamInner>, Arc<TeamInner>),
+}
+
+#[derive(Debug)]
+enum Plan {
+    /// Membership of the new team if this PE is in it.
+    One(Option<(PeSet, TeamConfig)>),
+    Two((PeSet, TeamConfig), (PeSet, TeamConfig)),
+}
+
+/// A team creation in progress (the state of `*_nb` requests, and of blocking creation).
+#[derive(Debug)]
+pub struct CreateRequest {
+    routine: &'static str,
+    parent: Arc<TeamInner>,
+    plan: Plan,
+    local_error: Option<Error>,
+    signature: Signature,
+    agreement: SlotAgreement,
+    outcome: Option<Result<()>>,
+    created: Option<Created>,
+}
+
+impl CreateRequest {
+    fn start(
+        rt: &Runtime,
+        routine: &'static str,
+        parent: Arc<TeamInner>,
+        plan: Result<Plan>,
+        signature: Signature,
+    ) -> CreateRequest {
+        let (plan, local_error) = match plan {
+            Ok(p) => (p, None),
+            Err(e) => (Plan::One(None), Some(e)),
+        };
+        let (axes, member) = match &plan {
+            Plan::One(m) => (1, m.is_some()),
+            Plan::Two(..) => (2, true),
+        };
+        let code = local_error.as_ref().map_or(0, |_| codes::INVALID_ARGUMENT);
+        let hash = if rt.checked { signature.hash() } else { 0 };
+        let agreement = SlotAgreement::start(rt, parent.clone(), axes, member, code, hash);
+        CreateRequest {
+            routine,
+            parent,
+            plan,
+            local_error,
+            signature,
+            agreement,
+            outcome: None,
+            created: None,
+        }
+    }
+
+    /// Advances; `Some` once finished (the same success or error code on every PE).
+    pub fn poll(&mut self, rt: &Runtime) -> Option<&Result<()>> {
+        if self.outcome.is_none() {
+            let agreed = self.agreement.poll(rt)?;
+            self.outcome = Some(self.finish(rt, agreed));
+        }
+        self.outcome.as_ref()
+    }
+
+    /// Polls until finished.
+    pub fn wait(mut self, rt: &Runtime) -> Result<Created> {
+        rt.wait_until(rt.my_pe, || self.poll(rt).is_some());
+        self.take()
+    }
+
+    /// The result of a finished request (consumes it).
+    pub fn take(mut self) -> Result<Created> {
+        match self.outcome.take() {
+            Some(Ok(())) => Ok(self.created.take().expect("a successful creation made its teams")),
+            Some(Err(e)) => Err(e),
+            None => Err(Error::invalid(self.routine, "request", "not complete yet")),
+        }
+    }
+
+    fn finish(&mut self, rt: &Runtime, agreed: Agreed) -> Result<()> {
+        let routine = self.routine;
+        match agreed {
+            Agreed::Failed(code) => Err(match self.local_error.take() {
+                Some(e) => Error::TeamCreate { routine, code, reason: e.to_string() },
+                None if code == codes::NO_SLOT => Error::TeamCreate {
+                    routine,
+                    code,
+                    reason: format!(
+                        "no free team slot on some PE (each PE can belong to {} teams at once; set SHMEMX_TEAM_SLOTS)",
+                        rt.layout.team_slots
+                    ),
+                },
+                None => Error::TeamCreate { routine, code, reason: "another PE of the parent team passed invalid arguments".into() },
+            }),
+            Agreed::Mismatch => {
+                let message = checked::describe_mismatch(rt, &self.parent, &self.signature);
+                Err(Error::TeamCreate { routine, code: codes::MISMATCH, reason: message })
+            }
+            Agreed::Slots { slots, base_epoch } => {
+                let make = |(pes, config): (PeSet, TeamConfig), slot: usize| {
+                    let me = pes.index_of(rt.my_pe).expect("a planned member is in its team");
+                    let team = Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User));
+                    rt.teams.register(team.clone());
+                    team
+                };
+                let plan = std::mem::replace(&mut self.plan, Plan::One(None));
+                self.created = Some(match plan {
+                    Plan::One(m) => Created::One(m.map(|m| make(m, slots[0]))),
+                    Plan::Two(x, y) => Created::Two(make(x, slots[0]), make(y, slots[1])),
+                });
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Starts `shmem_team_split_strided` (start, stride, size relative to the parent).
+pub fn split_strided_start(
+    rt: &Runtime,
+    routine: &'static str,
+    parent: Arc<TeamInner>,
+    start: i64,
+    stride: i64,
+    size: i64,
+    config: Result<TeamConfig>,
+) -> CreateRequest {
+    let n = parent.n_pes();
+    let plan = config.and_then(|config| {
+        check_triplet(n, start, stride, size).map_err(|e| {
+            Error::invalid(
+                routine,
+                "start/stride/size",
+                format!("({start}, {stride}, {size}) on a parent of {n} PEs: {e}"),
+            )
+        })?;
+        let set = parent.pes.split_strided(start, stride, size, rt.n_pes);
+        Ok(Plan::One(set.index_of(rt.my_pe).map(|_| (set, config))))
+    });
+    let signature = Signature::new(routine, &[start, stride, size]);
+    CreateRequest::start(rt, routine, parent, plan, signature)
+}
+
+/// Starts `shmem_team_split_2d`: rows (x-axis teams) of `xrange` PEs and columns (y-axis).
+pub fn split_2d_start(
+    rt: &Runtime,
+    routine: &'static str,
+    parent: Arc<TeamInner>,
+    xrange: i64,
+    xconfig: Result<TeamConfig>,
+    yconfig: Result<TeamConfig>,
+) -> CreateRequest {
+    let n = parent.n_pes();
+    let plan = (|| {
+        if xrange <= 0 {
+            return Err(Error::invalid(routine, "xrange", format!("{xrange} is not positive")));
+        }
+        let (xconfig, yconfig) = (xconfig?, yconfig?);
+        let x = (xrange as usize).min(n);
+        let me = parent.my_index;
+        let row = parent.pes.row(me / x, x, rt.n_pes);
+        let col = parent.pes.column(me % x, x, rt.n_pes);
+        Ok(Plan::Two((row, xconfig), (col, yconfig)))
+    })();
+    let signature = Signature::new(routine, &[xrange]);
+    CreateRequest::start(rt, routine, parent, plan, signature)
+}
+
+/// Checked or unchecked team sync (`shmem_team_sync`).
+pub fn team_sync(rt: &Runtime, team: &Arc<TeamInner>, routine: &'static str) -> Result<()> {
+    if !rt.checked {
+        team.sync_unchecked(rt);
+        return Ok(());
+    }
+    checked::check_call(rt, team, &Signature::new(routine, &[]))?;
+    Ok(())
+}

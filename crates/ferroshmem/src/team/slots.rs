@@ -1,0 +1,166 @@
+//! This PE's team slots: which are free, which are reserved by a creation in progress, and the
+//! highest epoch each has seen (so a new team on a slot counts on from there and never needs
+//! its words reset).
+//!
+//! Two-level bitmap: finding the lowest free slot at or after a candidate costs
+//! O(capacity / 4096) words, whatever the number of live teams.
+
+/// Free/reserved bookkeeping of one PE's slots.
+#[derive(Debug)]
+pub struct SlotTable {
+    capacity: usize,
+    /// Bit set = slot available (free and not reserved).
+    avail: Vec<u64>,
+    /// Bit set = word of `avail` has at least one bit set.
+    summary: Vec<u64>,
+    /// Highest epoch used on each slot by teams now gone (or live teams' starting points).
+    high_water: Vec<u64>,
+    in_use: usize,
+}
+
+impl SlotTable {
+    /// All `capacity` slots available except the first `predefined` (taken by predefined teams).
+    pub fn new(capacity: usize, predefined: usize) -> Self {
+        let words = capacity.div_ceil(64);
+        let mut t = SlotTable {
+            capacity,
+            avail: vec![0; words],
+            summary: vec![0; words.div_ceil(64)],
+            high_water: vec![0; capacity],
+            in_use: 0,
+        };
+        for s in predefined..capacity {
+            t.set_avail(s, true);
+        }
+        t.in_use = predefined.min(capacity);
+        t
+    }
+
+    fn set_avail(&mut self, s: usize, on: bool) {
+        let (w, b) = (s / 64, s % 64);
+        if on {
+            self.avail[w] |= 1 << b;
+        } else {
+            self.avail[w] &= !(1 << b);
+        }
+        let (sw, sb) = (w / 64, w % 64);
+        if self.avail[w] != 0 {
+            self.summary[sw] |= 1 << sb;
+        } else {
+            self.summary[sw] &= !(1 << sb);
+        }
+    }
+
+    fn is_avail(&self, s: usize) -> bool {
+        s < self.capacity && self.avail[s / 64] & (1 << (s % 64)) != 0
+    }
+
+    /// Lowest available slot `>= from`.
+    pub fn lowest_available_from(&self, from: usize) -> Option<usize> {
+        if from >= self.capacity {
+            return None;
+        }
+        let w = from / 64;
+        let here = self.avail[w] & (!0u64 << (from % 64));
+        if here != 0 {
+            return Some(w * 64 + here.trailing_zeros() as usize);
+        }
+        // Next word with anything available, through the summary.
+        let next_word = w + 1;
+        let mut sw = next_word / 64;
+        if sw >= self.summary.len() {
+            return None;
+        }
+        let mut bits = self.summary[sw] & if next_word % 64 == 0 { !0 } else { !0u64 << (next_word % 64) };
+        loop {
+            if bits != 0 {
+                let word = sw * 64 + bits.trailing_zeros() as usize;
+                return Some(word * 64 + self.avail[word].trailing_zeros() as usize);
+            }
+            sw += 1;
+            if sw >= self.summary.len() {
+                return None;
+            }
+            bits = self.summary[sw];
+        }
+    }
+
+    /// Reserves `s` for a creation in progress (it must be available).
+    pub fn reserve(&mut self, s: usize) {
+        debug_assert!(self.is_avail(s));
+        self.set_avail(s, false);
+    }
+
+    /// Gives back a reservation that the creation did not keep.
+    pub fn unreserve(&mut self, s: usize) {
+        self.set_avail(s, true);
+    }
+
+    /// Turns a reservation into a slot in use.
+    pub fn claim(&mut self, s: usize) {
+        self.in_use += 1;
+        debug_assert!(!self.is_avail(s));
+    }
+
+    /// Frees a slot in use, remembering the last epoch its team reached.
+    pub fn release(&mut self, s: usize, last_epoch: u64) {
+        self.high_water[s] = self.high_water[s].max(last_epoch);
+        self.in_use -= 1;
+        self.set_avail(s, true);
+    }
+
+    /// Highest epoch slot `s` has seen on this PE.
+    pub fn high_water(&self, s: usize) -> u64 {
+        self.high_water[s]
+    }
+
+    /// Slots in use (teams this PE belongs to, predefined ones included).
+    pub fn in_use(&self) -> usize {
+        self.in_use
+    }
+
+    /// Total slots.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn lowest_available_matches_a_linear_scan(cap in 1usize..9000, ops in proptest::collection::vec((0usize..9000, any::<bool>()), 0..300), from in 0usize..9100) {
+            let mut t = SlotTable::new(cap, 4.min(cap));
+            let mut model: Vec<bool> = (0..cap).map(|s| s >= 4).collect();
+            for (s, take) in ops {
+                let s = s % cap;
+                if take && model[s] { t.reserve(s); t.claim(s); model[s] = false; }
+                else if !take && !model[s] && s >= 4 { t.release(s, 7); model[s] = true; }
+            }
+            let expected = (from..cap).find(|&s| model[s]);
+            prop_assert_eq!(t.lowest_available_from(from), expected);
+        }
+    }
+
+    #[test]
+    fn reservations_hide_slots_until_given_back() {
+        let mut t = SlotTable::new(200, 4);
+        assert_eq!(t.lowest_available_from(0), Some(4));
+        t.reserve(4);
+        assert_eq!(t.lowest_available_from(0), Some(5));
+        t.unreserve(4);
+        assert_eq!(t.lowest_available_from(0), Some(4));
+        for s in 4..200 {
+            t.reserve(s);
+            t.claim(s);
+        }
+        assert_eq!(t.lowest_available_from(0), None);
+        assert_eq!(t.in_use(), 200);
+        t.release(130, 99);
+        assert_eq!(t.lowest_available_from(5), Some(130));
+        assert_eq!(t.high_water(130), 99);
+    }
+}
