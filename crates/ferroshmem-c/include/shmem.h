@@ -13,7 +13,7 @@
  *   9. Memory ordering
  *  10. Distributed locking
  *  11. C11 type-generic interfaces
- *  (Teams and collectives: to come, in their own sections.)
+ *  12. Teams (team types are in section 1)
  *
  * The typed routines are declared through type tables so that every family lists each
  * standard type exactly once; the names and signatures are those of the specification.
@@ -66,6 +66,20 @@ extern "C" {
 typedef struct ferroshmem_ctx *shmem_ctx_t;
 extern shmem_ctx_t SHMEM_CTX_DEFAULT;
 #define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+
+/* A team handle. Opaque and never dereferenced: the pointer value is the team's handle (0 is
+ * INVALID, 1-4 the predefined teams; shmemx.h adds SHMEMX_TEAM_NODE, _SAME_MYPE_NODE), so
+ * handles compare with == and a destroyed handle is recognised, not followed. */
+typedef struct ferroshmem_team *shmem_team_t;
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+#define SHMEM_TEAM_WORLD ((shmem_team_t)1)
+#define SHMEM_TEAM_SHARED ((shmem_team_t)2)
+
+/* Team configuration (split routines). Only the fields named in the config_mask are read. */
+typedef struct {
+    int num_contexts; /* contexts reserved for the team (default 0) */
+} shmem_team_config_t;
+#define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
 
 /* ===================================================================================== */
 /* 2. Type tables: X(C type, TYPENAME)                                                    */
@@ -440,6 +454,46 @@ void ferroshmem_c11_no_overload_for_these_argument_types(void);
 #define shmem_test_some_vector(...) FERROSHMEM_C11(FERROSHMEM_C11_P2P, A, _test_some_vector, __VA_ARGS__)
 
 #endif /* C11 */
+
+/* ===================================================================================== */
+/* 12. Teams                                                                              */
+/* ===================================================================================== */
+
+/* Queries: -1 on SHMEM_TEAM_INVALID. translate_pe returns -1 when either team is INVALID,
+ * src_pe is negative or >= the size of src_team, or the PE is not in dest_team. get_config
+ * returns nonzero on INVALID and fills the fields config_mask names (mask 0: nothing). */
+int shmem_team_my_pe(shmem_team_t team);
+int shmem_team_n_pes(shmem_team_t team);
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+
+/* Collective over the parent. Any failure (invalid triplet or xrange, invalid config, no free
+ * team slot on some PE) returns the same nonzero code on every PE of the parent and sets every
+ * output to SHMEM_TEAM_INVALID; nothing is left half-made. Non-members of a strided split get
+ * SHMEM_TEAM_INVALID and 0. The stride may be negative (reverse order) or 0 (size 1 only).
+ * An INVALID parent returns nonzero with INVALID outputs. Codes: SHMEMX_TEAM_ERR_* in
+ * shmemx.h; SHMEM_DEBUG=1 prints the reason. */
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team);
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config,
+                        long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team);
+
+/* Collective over the team; destroys the team's shareable contexts too. SHMEM_TEAM_INVALID is a
+ * no-op. A predefined team (or a handle that is no longer a team) is refused: a message on
+ * stderr, nothing destroyed, and the program carries on. */
+void shmem_team_destroy(shmem_team_t team);
+
+/* Synchronises the PEs of the team: 0, or nonzero on INVALID (and on a checked-mode mismatch,
+ * SHMEMX_CHECK_COLLECTIVES=1, reported on stderr). */
+int shmem_team_sync(shmem_team_t team);
+
+/* Team contexts: PE numbers given to RMA, AMO and signal routines on such a context are PE
+ * numbers of its team (a number outside the team stops the job naming the routine).
+ * num_contexts reserves contexts; creating more still works. shmem_ctx_get_team gives
+ * SHMEM_TEAM_WORLD for shmem_ctx_create contexts and SHMEM_CTX_DEFAULT. */
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
 #ifdef __cplusplus
 } /* extern "C" */
