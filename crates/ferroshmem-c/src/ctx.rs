@@ -1,13 +1,16 @@
 //! Communication contexts (`shmem_ctx_t`) and the per-call state every context routine uses.
 //!
-//! A context is a heap object owned by the C program between `shmem_ctx_create` and
-//! `shmem_ctx_destroy`; `SHMEM_CTX_DEFAULT` points at a static one. On one machine every
-//! operation completes before it returns, so a context carries no pending state today: it
-//! exists so that a team can be attached later. Every routine that takes a PE number turns it
-//! into a world PE through [`world_pe`] and nowhere else, so team-relative numbering will be a
-//! change to that one function.
+//! A context is a heap object owned by the C program between `shmem_ctx_create` (or
+//! `shmem_team_create_ctx`) and `shmem_ctx_destroy` (or the destruction of its team, for a
+//! shareable team context); `SHMEM_CTX_DEFAULT` points at a static one. On one machine every
+//! operation completes before it returns, so a context carries no pending state: what it
+//! carries is its team. Every routine that takes a PE number turns it into a world PE through
+//! [`world_pe`] and nowhere else: on a team context PE numbers are team-relative.
 
 use std::ffi::{c_int, c_long};
+use std::sync::Arc;
+
+use fcore::team::{TeamHandle, TeamInner};
 
 use fcore::runtime::Runtime;
 use fcore::Error;
@@ -27,10 +30,25 @@ const CTX_ALL_OPTIONS: c_long = CTX_SERIALIZED | CTX_PRIVATE | CTX_NOSTORE;
 const LIVE: u64 = 0x6665_7272_6f63_7478; // "ferroctx"
 const DEAD: u64 = 0xdead_c0de_dead_c0de;
 
-/// Which PEs a context addresses. Only the world today; a team variant comes with teams.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which PEs a context addresses.
+#[derive(Debug, Clone)]
 pub enum CtxScope {
+    /// `SHMEM_TEAM_WORLD`: PE numbers are world PE numbers.
     World,
+    /// Any other team: PE numbers are that team's. The context keeps the team object alive,
+    /// so translation stays sound even if the team is destroyed first (which the
+    /// specification forbids for private contexts and handles for shareable ones).
+    Team(Arc<TeamInner>),
+}
+
+impl CtxScope {
+    /// The team handle of this scope (`shmem_ctx_get_team`).
+    pub fn handle(&self) -> TeamHandle {
+        match self {
+            CtxScope::World => TeamHandle::WORLD,
+            CtxScope::Team(t) => t.handle(),
+        }
+    }
 }
 
 /// What `shmem_ctx_t` points at (opaque to C: `struct ferroshmem_ctx`).
@@ -66,13 +84,34 @@ unsafe impl Sync for CtxGlobal {}
 #[no_mangle]
 pub static SHMEM_CTX_DEFAULT: CtxGlobal = CtxGlobal(&DEFAULT_CTX);
 
-/// Turns a PE number given to a routine of `ctx` into a world PE number. The one place where
-/// context-relative numbering is translated (identity for every context today).
+/// Turns a PE number given to `routine` on `ctx` into a world PE number: the one place where
+/// context-relative numbering is translated. A world context passes the number through (the
+/// core checks it against the world); a team context maps team PE `pe` to its world PE, and a
+/// number outside the team stops the job with a message naming the routine and the team.
 #[inline]
-pub fn world_pe(ctx: &Ctx, pe: c_int) -> i64 {
-    match ctx.scope {
+pub fn world_pe(ctx: &Ctx, pe: c_int, routine: &'static str) -> i64 {
+    match &ctx.scope {
         CtxScope::World => pe as i64,
+        CtxScope::Team(t) => {
+            if pe < 0 || pe as usize >= t.n_pes() {
+                bad_team_pe(t, pe, routine)
+            }
+            t.pes.world_pe(pe as usize) as i64
+        }
     }
+}
+
+#[cold]
+fn bad_team_pe(team: &TeamInner, pe: c_int, routine: &'static str) -> ! {
+    fatal(&Error::invalid(
+        routine,
+        "pe",
+        format!(
+            "PE {pe} is not a PE of the context's team ({}, PEs 0..{}; team contexts take team PE numbers)",
+            team.name(),
+            team.n_pes()
+        ),
+    ))
 }
 
 /// Everything one C call needs: the runtime, its context and the C routine's name (for errors).
@@ -110,7 +149,7 @@ impl Call<'_> {
     /// The world PE for this call's `pe` argument.
     #[inline]
     pub fn pe(&self, pe: c_int) -> i64 {
-        world_pe(self.ctx, pe)
+        world_pe(self.ctx, pe, self.routine)
     }
 
     /// Unwraps a core result or ends the job with its message.
@@ -142,7 +181,7 @@ impl Call<'_> {
 ///
 /// # Safety
 /// As [`Call::on`].
-unsafe fn ctx_ref<'a>(handle: CtxHandle, routine: &'static str) -> &'a Ctx {
+pub(crate) unsafe fn ctx_ref<'a>(handle: CtxHandle, routine: &'static str) -> &'a Ctx {
     if handle.is_null() {
         fatal(&Error::invalid(
             routine,
@@ -180,7 +219,7 @@ pub unsafe extern "C" fn shmem_ctx_create(options: c_long, ctx: *mut CtxHandle) 
             "the pointer to store the new context in is null",
         ));
     }
-    if options & !CTX_ALL_OPTIONS != 0 {
+    if !options_valid(options) {
         crate::debug_report(
             rt,
             format_args!("{routine}: options {options:#x} has unknown bits"),
@@ -189,15 +228,40 @@ pub unsafe extern "C" fn shmem_ctx_create(options: c_long, ctx: *mut CtxHandle) 
         unsafe { *ctx = std::ptr::null() };
         return 1;
     }
-    let new = Box::new(Ctx {
+    // SAFETY: non-null; the caller passes a writable shmem_ctx_t.
+    unsafe { *ctx = new_ctx(options, CtxScope::World) };
+    0
+}
+
+/// A new live context (owned by the C program until [`free_ctx`]).
+pub(crate) fn new_ctx(options: c_long, scope: CtxScope) -> CtxHandle {
+    Box::into_raw(Box::new(Ctx {
         tag: LIVE,
         options,
-        scope: CtxScope::World,
+        scope,
         is_default: false,
-    });
-    // SAFETY: non-null; the caller passes a writable shmem_ctx_t.
-    unsafe { *ctx = Box::into_raw(new) };
-    0
+    }))
+}
+
+/// Whether `options` holds only known `SHMEM_CTX_*` bits.
+pub(crate) fn options_valid(options: c_long) -> bool {
+    options & !CTX_ALL_OPTIONS == 0
+}
+
+/// Frees a live context that is not the default, after a quiet.
+///
+/// # Safety
+/// `ctx` must come from [`new_ctx`], be live, and not be used again.
+pub(crate) unsafe fn free_ctx(rt: &Runtime, ctx: CtxHandle) {
+    // Operations complete before they return: destroying only needs the quiet the spec implies.
+    rt.quiet();
+    // SAFETY: made by Box::into_raw in new_ctx and live (caller's contract); the tag is
+    // overwritten first so a later use is reported, not trusted.
+    unsafe {
+        let mut owned = Box::from_raw(ctx as *mut Ctx);
+        std::ptr::write_volatile(&mut owned.tag, DEAD);
+        drop(owned);
+    }
 }
 
 #[no_mangle]
@@ -213,15 +277,9 @@ pub unsafe extern "C" fn shmem_ctx_destroy(ctx: CtxHandle) {
             "SHMEM_CTX_DEFAULT cannot be destroyed",
         ));
     }
-    // Operations complete before they return: destroying only needs the quiet the spec implies.
-    crate::rt(routine).quiet();
-    // SAFETY: a live context that is not the default was made by Box::into_raw in
-    // shmem_ctx_create; the tag is overwritten first so a later use is reported, not trusted.
-    unsafe {
-        let mut owned = Box::from_raw(ctx as *mut Ctx);
-        std::ptr::write_volatile(&mut owned.tag, DEAD);
-        drop(owned);
-    }
+    crate::team::forget_ctx(c, ctx);
+    // SAFETY: a live context that is not the default was made by new_ctx.
+    unsafe { free_ctx(crate::rt(routine), ctx) };
 }
 
 /// `shmem_fence`/`shmem_quiet` and their context forms.

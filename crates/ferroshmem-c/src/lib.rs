@@ -97,6 +97,7 @@ mod lifecycle;
 mod memory;
 mod p2p;
 mod rma;
+mod team;
 
 use fcore::runtime::Runtime;
 

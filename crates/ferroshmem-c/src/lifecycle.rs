@@ -11,11 +11,12 @@ fn start(thread_level: ThreadLevel) -> c_int {
         share_statics: true,
         thread_level,
     }) {
-        Ok(_) => {
+        Ok(rt) => {
             // Lines from different PEs interleave whole and in real time only if each line is
             // written as it is completed: make stdout line-buffered, as a terminal would.
             // SAFETY: setvbuf on the process's stdout before any output of this library.
             unsafe { libc_setvbuf_stdout_line() };
+            print_info(rt);
             0
         }
         Err(e) => {
@@ -23,6 +24,35 @@ fn start(thread_level: ThreadLevel) -> c_int {
             std::process::exit(fcore::runtime::ERROR_EXIT_STATUS)
         }
     }
+}
+
+/// `SHMEM_INFO=1`: PE 0 prints the library, the job, the symmetric heap and the team figures
+/// on stdout (in one write) at init.
+fn print_info(rt: &fcore::runtime::Runtime) {
+    if rt.my_pe != 0 || !std::env::var("SHMEM_INFO").is_ok_and(|v| !v.is_empty() && v != "0") {
+        return;
+    }
+    let u = rt.teams.usage();
+    let text = format!(
+        "ferroshmem {} (OpenSHMEM {}.{})\n\
+         \x20 PEs: {}\n\
+         \x20 symmetric heap: {} bytes per PE (SHMEM_SYMMETRIC_SIZE)\n\
+         \x20 teams: capacity {} per PE (SHMEMX_TEAM_SLOTS), {} in use; {} bytes per team ({} shared + {} private)\n\
+         \x20 checked collectives: {} (SHMEMX_CHECK_COLLECTIVES, SHMEM_DEBUG)\n",
+        env!("CARGO_PKG_VERSION"),
+        VERSION.0,
+        VERSION.1,
+        rt.n_pes,
+        rt.heap_size(),
+        u.capacity,
+        u.in_use,
+        u.slot_bytes + u.object_bytes,
+        u.slot_bytes,
+        u.object_bytes,
+        if rt.checked { "on" } else { "off" },
+    );
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 extern "C" {
