@@ -174,22 +174,19 @@ fn nonblocking_creation_overlaps_other_collectives() {
         let world = s.team_world();
         let other = world.split_strided(0, 1, n as i64, DEFAULT).unwrap().unwrap();
         let mut req = world.split_2d_nb(2, DEFAULT, DEFAULT);
-        let mut syncs = 0;
-        let teams = loop {
-            if let Some(r) = req.test() {
-                break r.unwrap();
-            }
-            // Collectives on another team while the creation is in flight.
+        // The same number of collectives on another team on every PE while the creation is in
+        // flight, polling it in between (it may complete at any point on any PE).
+        let mut done = None;
+        for _ in 0..50 {
             other.sync().unwrap();
-            syncs += 1;
-            if syncs > 100_000 {
-                panic!("creation does not progress");
+            if done.is_none() {
+                done = req.test();
             }
+        }
+        let teams = match done {
+            Some(r) => r.unwrap(),
+            None => req.wait().unwrap(),
         };
-        // Every PE must run the same number of collectives on `other`: agree on the max.
-        let counts: SymSlice<u64> = s.alloc(1).unwrap();
-        counts.atomic_fetch_add(0, 0, 0).unwrap();
-        let _ = counts;
         match teams {
             NewTeams::Two(x, y) => {
                 assert_eq!(x.my_pe(), s.my_pe() % 2.min(n));
@@ -209,7 +206,11 @@ fn checked_mode_names_who_passed_what() {
         let size = if me == 1 { 1 } else { 2 };
         let err = world.split_strided(0, 1, size, DEFAULT).unwrap_err().to_string();
         let n = s.n_pes();
-        let others = if n > 2 { format!("PE 0, 2..{}", n - 1) } else { "PE 0".to_string() };
+        let others = match n {
+            2 => "PE 0".to_string(),
+            3 => "PE 0, 2".to_string(),
+            _ => format!("PE 0, 2..{}", n - 1),
+        };
         let expected = format!(
             "Team::split_strided on SHMEM_TEAM_WORLD: {others} passed (0, 1, 2), PE 1 passed (0, 1, 1)"
         );
@@ -226,5 +227,64 @@ fn checked_mode_names_who_passed_what() {
             "{err}"
         );
         world.sync().unwrap();
+    });
+}
+
+#[test]
+fn arbitrary_teams_by_unique_id_two_in_flight() {
+    spmd("arbitrary_teams_by_unique_id_two_in_flight", PE_COUNTS, &[], |s| {
+        let (me, n) = (s.my_pe(), s.n_pes());
+        // PE 0 draws two ids and puts them into every PE.
+        let ids: SymSlice<u64> = s.alloc(2).unwrap();
+        if me == 0 {
+            let (a, b) = (s.team_uniqueid().unwrap(), s.team_uniqueid().unwrap());
+            assert_ne!(a, b);
+            for pe in 0..n {
+                ids.put(pe, 0, &[a, b]).unwrap();
+            }
+        }
+        s.barrier_all();
+        let (a, b) = (ids.read(0).unwrap(), ids.read(1).unwrap());
+        // Team A: everyone, rotated by one. Team B: the even PEs, reversed.
+        let idx_a = (me + 1) % n;
+        let evens = n.div_ceil(2);
+        let mut req_a = s.team_init_nb(a, n, idx_a, DEFAULT);
+        let mut req_b = (me % 2 == 0).then(|| s.team_init_nb(b, evens, evens - 1 - me / 2, DEFAULT));
+        let (mut ta, mut tb) = (None, None);
+        while ta.is_none() || (req_b.is_some() && tb.is_none()) {
+            if ta.is_none() {
+                ta = req_a.test();
+            }
+            if let (Some(r), None) = (req_b.as_mut(), &tb) {
+                tb = r.test();
+            }
+        }
+        let NewTeams::One(Some(ta)) = ta.unwrap().unwrap() else { panic!("team A") };
+        assert_eq!(ta.my_pe(), idx_a);
+        assert_eq!(ta.world_pe(idx_a), Some(me));
+        assert_eq!(ta.translate_pe(0, &s.team_world()), Some(n - 1));
+        ta.sync().unwrap();
+        if let Some(tb) = tb {
+            let NewTeams::One(Some(tb)) = tb.unwrap() else { panic!("team B") };
+            assert_eq!(tb.my_pe(), evens - 1 - me / 2);
+            assert_eq!(tb.world_pe(0), Some(2 * (evens - 1)));
+            assert_eq!(ta.translate_pe(idx_a, &tb), Some(evens - 1 - me / 2));
+            tb.sync().unwrap();
+            // A split of an arbitrary team.
+            let sub = tb.split_strided(0, 2, tb.n_pes().div_ceil(2) as i64, DEFAULT).unwrap();
+            assert_eq!(sub.is_some(), tb.my_pe() % 2 == 0);
+        } else if me % 2 == 1 && n > 1 {
+            assert!(ta.translate_pe(idx_a, &s.team_world()).is_some());
+        }
+        s.barrier_all();
+        // The ids' records are free again: PE 0 can draw more than 16 more.
+        if me == 0 {
+            for _ in 0..40 {
+                let id = s.team_uniqueid().unwrap();
+                let t = s.team_init(id, 1, 0, DEFAULT).unwrap();
+                assert_eq!(t.n_pes(), 1);
+            }
+        }
+        s.barrier_all();
     });
 }

@@ -489,6 +489,28 @@ impl Shmem {
         self.predefined(TeamHandle::SAME_MYPE_NODE)
     }
 
+    /// Draws a unique id for an arbitrary team (`shmemx_team_get_uniqueid`); this PE is its
+    /// root and hands it to the members out of band (a put, a broadcast).
+    pub fn team_uniqueid(&self) -> Result<u64> {
+        teams::unique::get_uniqueid(self.rt)
+    }
+
+    /// Starts joining the arbitrary team `uniqueid` as member `pe_idx` of `npes`
+    /// (`shmemx_team_init_nb`). Only the members call it; several may be in flight.
+    pub fn team_init_nb(&self, uniqueid: u64, npes: usize, pe_idx: usize, config: TeamConfig) -> TeamRequest {
+        let req =
+            teams::init_start(self.rt, "Shmem::team_init", uniqueid, npes as i64, pe_idx as i64, Ok(config));
+        TeamRequest { req: Some(req), rt: self.rt }
+    }
+
+    /// Joins the arbitrary team `uniqueid` as member `pe_idx` of `npes` (`shmemx_team_init`).
+    pub fn team_init(&self, uniqueid: u64, npes: usize, pe_idx: usize, config: TeamConfig) -> Result<Team> {
+        match self.team_init_nb(uniqueid, npes, pe_idx, config).wait()? {
+            NewTeams::One(Some(t)) => Ok(t),
+            _ => unreachable!("team_init makes this PE's team"),
+        }
+    }
+
     /// Teams in use on this PE, capacity, and bytes per team.
     pub fn team_usage(&self) -> teams::TeamUsage {
         self.rt.teams.usage()
@@ -591,6 +613,11 @@ impl Team {
     /// The team object shared with the C ABI.
     pub fn inner(&self) -> &Arc<TeamInner> {
         &self.inner
+    }
+
+    /// The runtime this team belongs to.
+    pub fn rt(&self) -> &'static Runtime {
+        self.rt
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
-use crate::job::{Layout, CTRL_FIXED};
+use crate::job::{rdv_record_words, Layout, CTRL_FIXED, RDV_RECORDS};
 
 /// The fixed head of a PE's control block. Hot words sit on their own cache lines.
 #[repr(C, align(64))]
@@ -52,6 +52,19 @@ impl CtrlTable {
         unsafe { &*(self.base.add(self.layout.ctrl_offset(pe)) as *const PeCtrl) }
     }
 
+    /// The words of rendezvous record `record` on PE `pe` (team_init hosted by that PE).
+    pub fn rendezvous(&self, pe: usize, record: usize) -> &[AtomicU64] {
+        debug_assert!(pe < self.layout.n_pes && record < RDV_RECORDS);
+        let words = rdv_record_words(self.layout.n_pes);
+        // SAFETY: records lie between the fixed head and the team slots of the PE's block
+        // (Layout sizes ctrl_stride for them); only 8-byte-aligned atomics live there.
+        unsafe {
+            let p = self.base.add(self.layout.ctrl_offset(pe) + CTRL_FIXED + record * words * 8)
+                as *const AtomicU64;
+            std::slice::from_raw_parts(p, words)
+        }
+    }
+
     /// The words of team slot `slot` on PE `pe`.
     #[inline]
     pub fn slot(&self, pe: usize, slot: usize) -> &[AtomicU64] {
@@ -60,7 +73,7 @@ impl CtrlTable {
         // SAFETY: slots follow the fixed head inside the PE's block; `slot < team_slots` keeps
         // the range inside ctrl_stride. Only 8-byte-aligned atomics live there.
         unsafe {
-            let p = self.base.add(self.layout.ctrl_offset(pe) + CTRL_FIXED + slot * words * 8)
+            let p = self.base.add(self.layout.ctrl_offset(pe) + self.layout.slots_offset() + slot * words * 8)
                 as *const AtomicU64;
             std::slice::from_raw_parts(p, words)
         }

@@ -59,6 +59,18 @@ pub const fn dissemination_rounds(n: usize) -> usize {
     r
 }
 
+/// Rendezvous records per PE: `shmemx_team_init` creations a PE can host at once as root.
+pub const RDV_RECORDS: usize = 16;
+/// Fixed words at the start of a rendezvous record.
+pub const RDV_FIXED_WORDS: usize = 8;
+/// Words of one member entry of a rendezvous record.
+pub const RDV_ENTRY_WORDS: usize = 8;
+
+/// Words of one rendezvous record: fixed words, then one entry per PE for each round parity.
+pub const fn rdv_record_words(n_pes: usize) -> usize {
+    RDV_FIXED_WORDS + 2 * n_pes * RDV_ENTRY_WORDS
+}
+
 /// Words of a team slot for a job of `n_pes`: fixed words, then two mailboxes (by epoch
 /// parity) for every dissemination round.
 pub const fn slot_words(n_pes: usize) -> usize {
@@ -133,9 +145,17 @@ impl Layout {
         }
         let heap_size = round_up(heap_size.max(REGION_ALIGN), REGION_ALIGN);
         let slot_words = slot_words(n_pes);
-        let ctrl_stride = round_up(CTRL_FIXED + team_slots * slot_words * 8, PAGE);
+        let ctrl_stride = round_up(
+            CTRL_FIXED + RDV_RECORDS * rdv_record_words(n_pes) * 8 + team_slots * slot_words * 8,
+            PAGE,
+        );
         let heap_base = round_up(CTRL_BASE + n_pes * ctrl_stride, REGION_ALIGN);
         Ok(Layout { n_pes, heap_size, team_slots, ctrl_stride, heap_base, slot_words })
+    }
+
+    /// Offset, inside a control block, of the first team slot (after the rendezvous records).
+    pub fn slots_offset(&self) -> usize {
+        CTRL_FIXED + RDV_RECORDS * rdv_record_words(self.n_pes) * 8
     }
 
     /// Offset of PE `pe`'s control block.

@@ -75,10 +75,11 @@ impl MaxAllreduce {
 }
 
 // Payload word positions of a slot agreement. Minima travel as bitwise complements so that
-// everything is one MAX.
-const ERROR: usize = 0;
-const HASH_MAX: usize = 1;
-const HASH_MIN: usize = 2;
+// everything is one MAX. Every checked operation (checked.rs) uses the same positions for the
+// error and the hash, so that PEs that called different routines still read each other right.
+pub const ERROR: usize = 0;
+pub const HASH_MAX: usize = 1;
+pub const HASH_MIN: usize = 2;
 const PROPOSAL_MAX: usize = 3; // + 2 * axis
 const PROPOSAL_MIN: usize = 4; // + 2 * axis
 const HIGH_WATER: usize = 7; // + axis
@@ -154,13 +155,12 @@ impl SlotAgreement {
             let mut from = 0;
             for axis in 0..self.axes {
                 from = from.max(self.candidate[axis]);
-                match slots.lowest_available_from(from) {
-                    Some(s) => {
-                        slots.reserve(s);
+                match slots.reserve_from(from) {
+                    Some((s, high_water)) => {
                         self.reserved[axis] = Some(s);
                         p[PROPOSAL_MAX + 2 * axis] = s as u64;
                         p[PROPOSAL_MIN + 2 * axis] = !(s as u64);
-                        p[HIGH_WATER + axis] = slots.high_water(s);
+                        p[HIGH_WATER + axis] = high_water;
                         from = s + 1;
                     }
                     None => {

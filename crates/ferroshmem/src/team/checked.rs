@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
-use crate::team::agree::{MaxAllreduce, PAYLOAD};
+use crate::team::agree::{MaxAllreduce, HASH_MAX, HASH_MIN, PAYLOAD};
 use crate::team::TeamInner;
 
 /// Routines whose calls are checked. The index travels between PEs.
@@ -80,12 +80,12 @@ impl Signature {
 pub fn check_call(rt: &Runtime, team: &Arc<TeamInner>, signature: &Signature) -> Result<()> {
     let h = signature.hash();
     let mut payload = [0u64; PAYLOAD];
-    payload[0] = h;
-    payload[1] = !h;
+    payload[HASH_MAX] = h;
+    payload[HASH_MIN] = !h;
     let mut ar = MaxAllreduce::start(team.clone(), payload);
     ar.wait(rt);
     let r = ar.result();
-    if r[0] == !r[1] {
+    if r[HASH_MAX] == !r[HASH_MIN] {
         return Ok(());
     }
     Err(Error::CollectiveMismatch { message: describe_mismatch(rt, team, signature) })

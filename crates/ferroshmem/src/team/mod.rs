@@ -210,6 +210,8 @@ pub struct Teams {
     entries: Box<[HandleEntry]>,
     slot_bytes: usize,
     pub world: Arc<TeamInner>,
+    /// Sequence of this PE's unique ids (team_init).
+    pub(crate) next_uid_seq: AtomicU64,
 }
 
 impl std::fmt::Debug for Teams {
@@ -246,6 +248,7 @@ impl Teams {
             entries,
             slot_bytes,
             world: world.clone(),
+            next_uid_seq: AtomicU64::new(1),
         };
         teams.publish(world, 0);
         // One machine: SHARED and NODE hold every PE; SAME_MYPE_NODE holds this PE alone.
@@ -370,15 +373,24 @@ enum Plan {
     Two((PeSet, TeamConfig), (PeSet, TeamConfig)),
 }
 
+#[derive(Debug)]
+enum Progress {
+    /// A split: slot agreement over the parent.
+    Split { parent: Arc<TeamInner>, agreement: SlotAgreement },
+    /// team_init: rendezvous in the root's record.
+    Init { rendezvous: unique::Rendezvous, config: TeamConfig },
+    /// Failed before any communication (this PE alone).
+    Failed,
+}
+
 /// A team creation in progress (the state of `*_nb` requests, and of blocking creation).
 #[derive(Debug)]
 pub struct CreateRequest {
     routine: &'static str,
-    parent: Arc<TeamInner>,
+    progress: Progress,
     plan: Plan,
     local_error: Option<Error>,
     signature: Signature,
-    agreement: SlotAgreement,
     outcome: Option<Result<()>>,
     created: Option<Created>,
 }
@@ -404,11 +416,10 @@ impl CreateRequest {
         let agreement = SlotAgreement::start(rt, parent.clone(), axes, member, code, hash);
         CreateRequest {
             routine,
-            parent,
+            progress: Progress::Split { parent, agreement },
             plan,
             local_error,
             signature,
-            agreement,
             outcome: None,
             created: None,
         }
@@ -417,8 +428,33 @@ impl CreateRequest {
     /// Advances; `Some` once finished (the same success or error code on every PE).
     pub fn poll(&mut self, rt: &Runtime) -> Option<&Result<()>> {
         if self.outcome.is_none() {
-            let agreed = self.agreement.poll(rt)?;
-            self.outcome = Some(self.finish(rt, agreed));
+            let outcome = match &mut self.progress {
+                Progress::Split { agreement, .. } => {
+                    let agreed = agreement.poll(rt)?;
+                    self.finish(rt, agreed)
+                }
+                Progress::Init { rendezvous, config } => {
+                    let config = *config;
+                    match rendezvous.poll(rt)? {
+                        unique::InitOutcome::Done { members, slot, base_epoch } => {
+                            let pes = PeSet::from_list(members, rt.n_pes);
+                            let me = pes.index_of(rt.my_pe).expect("a member wrote its own entry");
+                            let team =
+                                Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User));
+                            rt.teams.register(team.clone());
+                            self.created = Some(Created::One(Some(team)));
+                            Ok(())
+                        }
+                        unique::InitOutcome::Failed { code, reason } => {
+                            Err(Error::TeamCreate { routine: self.routine, code, reason })
+                        }
+                    }
+                }
+                Progress::Failed => {
+                    Err(self.local_error.take().unwrap_or(Error::InvalidTeam { routine: self.routine }))
+                }
+            };
+            self.outcome = Some(outcome);
         }
         self.outcome.as_ref()
     }
@@ -454,7 +490,8 @@ impl CreateRequest {
                 None => Error::TeamCreate { routine, code, reason: "another PE of the parent team passed invalid arguments".into() },
             }),
             Agreed::Mismatch => {
-                let message = checked::describe_mismatch(rt, &self.parent, &self.signature);
+                let Progress::Split { parent, .. } = &self.progress else { unreachable!("only splits agree") };
+                let message = checked::describe_mismatch(rt, parent, &self.signature);
                 Err(Error::TeamCreate { routine, code: codes::MISMATCH, reason: message })
             }
             Agreed::Slots { slots, base_epoch } => {
@@ -524,6 +561,38 @@ pub fn split_2d_start(
     })();
     let signature = Signature::new(routine, &[xrange]);
     CreateRequest::start(rt, routine, parent, plan, signature)
+}
+
+/// Starts `shmemx_team_init`: this PE joins the team of unique id `uniqueid` as member
+/// `pe_idx` of `npes`.
+pub fn init_start(
+    rt: &Runtime,
+    routine: &'static str,
+    uniqueid: u64,
+    npes: i64,
+    pe_idx: i64,
+    config: Result<TeamConfig>,
+) -> CreateRequest {
+    let signature = Signature::new(routine, &[npes]);
+    let hash = if rt.checked { signature.hash() } else { 0 };
+    let (config, config_error) = match config {
+        Ok(c) => (c, None),
+        Err(e) => (TeamConfig::default(), Some(e.to_string())),
+    };
+    let (progress, local_error) =
+        match unique::Rendezvous::start(rt, routine, uniqueid, npes, pe_idx, config_error, hash) {
+            Ok(rendezvous) => (Progress::Init { rendezvous, config }, None),
+            Err(e) => (Progress::Failed, Some(e)),
+        };
+    CreateRequest {
+        routine,
+        progress,
+        plan: Plan::One(None),
+        local_error,
+        signature,
+        outcome: None,
+        created: None,
+    }
 }
 
 /// Checked or unchecked team sync (`shmem_team_sync`).

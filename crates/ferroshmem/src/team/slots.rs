@@ -85,6 +85,14 @@ impl SlotTable {
         }
     }
 
+    /// Reserves the lowest available slot `>= from` for a creation in progress; returns it
+    /// with its high-water epoch.
+    pub fn reserve_from(&mut self, from: usize) -> Option<(usize, u64)> {
+        let s = self.lowest_available_from(from)?;
+        self.reserve(s);
+        Some((s, self.high_water[s]))
+    }
+
     /// Reserves `s` for a creation in progress (it must be available).
     pub fn reserve(&mut self, s: usize) {
         debug_assert!(self.is_avail(s));

@@ -1,0 +1,450 @@
+//! Collectives on shared memory: broadcast, collect, fcollect, alltoall(s) and reductions over
+//! a team or a deprecated active set.
+//!
+//! Every algorithm *pulls*: a PE announces that it has entered the operation (its source is
+//! ready and its destination is free), the others read its source straight from its mapped
+//! memory (one copy), and only the owner writes its destination, except in the large
+//! reduction, where the PE that reduced a chunk writes it into every member's destination
+//! after every member has entered. A closing sync makes every source reusable on return.
+//!
+//! Synchronisation lives on the team's own slot (words [`W_ARRIVE`] and [`W_WORD`] of slot
+//! words 64..128, then the team sync), with epochs from `TeamInner::next_epoch`, so only the
+//! team's members take part and teams can run collectives concurrently. An active set has no
+//! slot: it uses the caller's `pSync` array as [`ActiveSet`] describes.
+#![allow(unsafe_code)]
+
+pub mod api;
+pub mod ops;
+
+use std::sync::atomic::{fence, AtomicU64, Ordering};
+
+use crate::error::{Error, Result};
+use crate::runtime::Runtime;
+use crate::team::TeamInner;
+pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
+
+/// Slot word where a member publishes the epoch of the collective it has entered.
+pub const W_ARRIVE: usize = 64;
+/// Slot word where a member publishes a value for the current collective (collect: its count).
+pub const W_WORD: usize = 72;
+
+/// Reductions of at least this many bytes split the index range across the members
+/// (reduce-scatter, then each member writes its chunk to every member).
+pub const REDUCE_SCATTER_BYTES: usize = 16 << 10;
+
+/// The PEs taking part in one collective and how they meet.
+pub trait Group {
+    /// Number of members.
+    fn n(&self) -> usize;
+    /// This PE's member index.
+    fn me(&self) -> usize;
+    /// World PE of member `i`.
+    fn pe(&self, i: usize) -> usize;
+    /// Announces that this PE entered the collective, publishing `word` (collect's count).
+    fn enter(&mut self, rt: &Runtime, word: u64);
+    /// Waits until member `i` has entered; returns the word it published.
+    fn wait_member(&self, rt: &Runtime, i: usize) -> u64;
+    /// Ends the collective: returns once no member reads or writes this PE's buffers.
+    fn leave(&mut self, rt: &Runtime);
+}
+
+/// A team collective: flags in the team's slot, epochs from the team.
+#[derive(Debug)]
+pub struct TeamGroup<'a> {
+    team: &'a TeamInner,
+    epoch: u64,
+}
+
+impl<'a> TeamGroup<'a> {
+    /// The next collective of `team`.
+    pub fn new(team: &'a TeamInner) -> Self {
+        TeamGroup { team, epoch: 0 }
+    }
+}
+
+impl Group for TeamGroup<'_> {
+    #[inline]
+    fn n(&self) -> usize {
+        self.team.pes.size()
+    }
+    #[inline]
+    fn me(&self) -> usize {
+        self.team.my_index
+    }
+    #[inline]
+    fn pe(&self, i: usize) -> usize {
+        self.team.pes.world_pe(i)
+    }
+    fn enter(&mut self, rt: &Runtime, word: u64) {
+        self.epoch = self.team.next_epoch();
+        let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
+        mine[W_WORD].store(word, Ordering::Relaxed);
+        // Release: the caller's source writes and the word are visible before the flag.
+        mine[W_ARRIVE].store(self.epoch, Ordering::Release);
+        rt.notify(rt.my_pe);
+    }
+    fn wait_member(&self, rt: &Runtime, i: usize) -> u64 {
+        let pe = self.pe(i);
+        let words = rt.ctrl.slot(pe, self.team.slot);
+        let e = self.epoch;
+        rt.wait_until(pe, || words[W_ARRIVE].load(Ordering::Acquire) >= e);
+        words[W_WORD].load(Ordering::Relaxed)
+    }
+    fn leave(&mut self, rt: &Runtime) {
+        self.team.sync_unchecked(rt);
+    }
+}
+
+/// Words of `pSync` an active-set collective uses (SHMEM_*_SYNC_SIZE is at least this).
+pub const PSYNC_WORDS: usize = 3;
+
+/// A deprecated active set (`PE_start`, `logPE_stride`, `PE_size`) with the caller's `pSync`
+/// (symmetric, `SHMEM_SYNC_VALUE` = 0 everywhere on entry; restored to 0 before return).
+///
+/// `pSync[0]` on the first member counts arrivals, `pSync[1]` on each other member is its
+/// release flag, `pSync[2]` carries collect's count. A barrier: each member adds one to the
+/// counter and waits for its flag, then clears it; the first member waits until the counter
+/// shows every other member, clears it, then sets every flag. Every word is back at 0 before
+/// the PE that owns it can see the next arrival, so the same pSync serves the next call.
+#[derive(Debug)]
+pub struct ActiveSet {
+    start: usize,
+    stride: usize,
+    size: usize,
+    me: usize,
+    psync: usize,
+}
+
+impl ActiveSet {
+    /// Checks the triplet against the job and this PE's membership.
+    pub fn new(
+        rt: &Runtime,
+        routine: &'static str,
+        start: i64,
+        log_stride: i64,
+        size: i64,
+        psync: usize,
+    ) -> Result<Self> {
+        if !(0..31).contains(&log_stride) {
+            return Err(Error::invalid(routine, "logPE_stride", format!("{log_stride}")));
+        }
+        let stride = 1i64 << log_stride;
+        if start < 0 || size < 1 || start + (size - 1) * stride >= rt.n_pes as i64 {
+            return Err(Error::invalid(
+                routine,
+                "PE_start/logPE_stride/PE_size",
+                format!("({start}, {log_stride}, {size}) does not fit {} PEs", rt.n_pes),
+            ));
+        }
+        let me = rt.my_pe as i64 - start;
+        if me < 0 || me % stride != 0 || me / stride >= size {
+            return Err(Error::invalid(
+                routine,
+                "PE_start/logPE_stride/PE_size",
+                format!("PE {} is not in the active set ({start}, {log_stride}, {size})", rt.my_pe),
+            ));
+        }
+        if psync % 8 != 0 {
+            return Err(Error::invalid(routine, "pSync", "not 8-byte aligned"));
+        }
+        rt.translate(routine, psync, PSYNC_WORDS * 8, rt.my_pe as i64)?;
+        Ok(ActiveSet {
+            start: start as usize,
+            stride: stride as usize,
+            size: size as usize,
+            me: (me / stride) as usize,
+            psync,
+        })
+    }
+
+    fn word(&self, rt: &Runtime, member: usize, k: usize) -> &AtomicU64 {
+        let pe = self.pe(member);
+        let a = rt.remote_addr(self.psync + 8 * k, 8, pe).expect("pSync was checked symmetric");
+        // SAFETY: pSync is symmetric, 8-byte aligned and at least PSYNC_WORDS long on every
+        // member (checked at `new`); every access to it during a collective is atomic.
+        unsafe { &*(a as *const AtomicU64) }
+    }
+
+    /// A barrier over the active set through pSync (see the type's documentation).
+    pub fn barrier(&self, rt: &Runtime) {
+        if self.size == 1 {
+            fence(Ordering::SeqCst);
+            return;
+        }
+        let root = self.pe(0);
+        let counter = self.word(rt, 0, 0);
+        if self.me == 0 {
+            let want = (self.size - 1) as u64;
+            rt.wait_until(root, || counter.load(Ordering::Acquire) == want);
+            counter.store(0, Ordering::Relaxed);
+            for i in 1..self.size {
+                self.word(rt, i, 1).store(1, Ordering::Release);
+                rt.notify(self.pe(i));
+            }
+        } else {
+            counter.fetch_add(1, Ordering::AcqRel);
+            rt.notify(root);
+            let flag = self.word(rt, self.me, 1);
+            rt.wait_until(rt.my_pe, || flag.load(Ordering::Acquire) != 0);
+            flag.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Group for ActiveSet {
+    fn n(&self) -> usize {
+        self.size
+    }
+    fn me(&self) -> usize {
+        self.me
+    }
+    fn pe(&self, i: usize) -> usize {
+        self.start + i * self.stride
+    }
+    fn enter(&mut self, rt: &Runtime, word: u64) {
+        if word != 0 {
+            self.word(rt, self.me, 2).store(word, Ordering::Relaxed);
+        }
+        self.barrier(rt);
+    }
+    fn wait_member(&self, rt: &Runtime, i: usize) -> u64 {
+        self.word(rt, i, 2).load(Ordering::Relaxed)
+    }
+    fn leave(&mut self, rt: &Runtime) {
+        self.barrier(rt);
+        self.word(rt, self.me, 2).store(0, Ordering::Relaxed);
+    }
+}
+
+/// Address of `len` bytes at local symmetric `addr` as mapped for world PE `pe`.
+#[inline]
+fn at(rt: &Runtime, routine: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
+    rt.remote_addr(addr, len, pe).ok_or(Error::NotSymmetric { routine, addr, len })
+}
+
+/// Copies `len` bytes (`src` and `dst` must not overlap unless equal).
+///
+/// # Safety
+/// Both ranges are mapped, and no one else writes them during the copy.
+#[inline]
+unsafe fn copy(dst: usize, src: usize, len: usize) {
+    if len != 0 && dst != src {
+        // SAFETY: forwarded contract.
+        unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, len) };
+    }
+}
+
+/// Broadcast of `nbytes` from member `root`'s `src` to every member's `dest`. With
+/// `update_root` false (the deprecated forms), the root's `dest` is left alone.
+pub fn broadcast(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+    root: usize,
+    update_root: bool,
+) -> Result<()> {
+    if root >= g.n() {
+        return Err(Error::invalid(routine, "PE_root", format!("{root} not below team size {}", g.n())));
+    }
+    at(rt, routine, dest, nbytes, rt.my_pe)?;
+    let root_src = at(rt, routine, src, nbytes, g.pe(root))?;
+    g.enter(rt, 0);
+    if g.me() != root || update_root {
+        g.wait_member(rt, root);
+        // SAFETY: the root has entered, so its source is ready and stays unchanged until the
+        // closing sync; our destination is written by us alone.
+        unsafe { copy(dest, root_src, nbytes) };
+    }
+    g.leave(rt);
+    Ok(())
+}
+
+/// fcollect: every member's `nbytes` from `src` concatenated in member order into `dest`.
+pub fn fcollect(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+) -> Result<()> {
+    let n = g.n();
+    at(rt, routine, dest, nbytes * n, rt.my_pe)?;
+    at(rt, routine, src, nbytes, rt.my_pe)?;
+    g.enter(rt, 0);
+    for k in 0..n {
+        let i = (g.me() + k) % n;
+        g.wait_member(rt, i);
+        let from = at(rt, routine, src, nbytes, g.pe(i))?;
+        // SAFETY: member i entered: its source is ready and unchanged until the closing sync.
+        unsafe { copy(dest + i * nbytes, from, nbytes) };
+    }
+    g.leave(rt);
+    Ok(())
+}
+
+/// collect: like fcollect with a different byte count on each member; `dest_cap` bounds the
+/// total. Returns the total bytes.
+pub fn collect(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+    dest_cap: usize,
+) -> Result<usize> {
+    let n = g.n();
+    at(rt, routine, src, nbytes, rt.my_pe)?;
+    // The count travels +1 so that an active set's word 0 still means "nothing published".
+    g.enter(rt, nbytes as u64 + 1);
+    let mut counts = Vec::with_capacity(n);
+    for i in 0..n {
+        counts.push(g.wait_member(rt, i) as usize - 1);
+    }
+    let total: usize = counts.iter().sum();
+    // Every member computes the same total, so all fail (and still sync) together.
+    let checked = if total > dest_cap {
+        Err(Error::invalid(routine, "dest", format!("{total} bytes collected, room for {dest_cap}")))
+    } else {
+        at(rt, routine, dest, total, rt.my_pe)
+    };
+    if let Err(e) = checked {
+        g.leave(rt);
+        return Err(e);
+    }
+    let mut off = 0;
+    for (i, &len) in counts.iter().enumerate() {
+        let from = at(rt, routine, src, len, g.pe(i))?;
+        // SAFETY: member i entered (waited above); its source is stable until the sync.
+        unsafe { copy(dest + off, from, len) };
+        off += len;
+    }
+    g.leave(rt);
+    Ok(total)
+}
+
+/// alltoalls: block `j` of member `i`'s `src` (`nelems` elements of `elem` bytes, stride `sst`
+/// elements, starting at element `j * nelems * sst`) goes to block `i` of member `j`'s `dest`
+/// (stride `dst`). alltoall is `dst = sst = 1`.
+#[allow(clippy::too_many_arguments)]
+pub fn alltoalls(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    elem: usize,
+    dst: usize,
+    sst: usize,
+    nelems: usize,
+) -> Result<()> {
+    let n = g.n();
+    if nelems > 0 && (dst == 0 || sst == 0) {
+        return Err(Error::invalid(routine, "dst/sst", "strides must be positive"));
+    }
+    let extent = |stride: usize| if nelems == 0 { 0 } else { ((n * nelems - 1) * stride + 1) * elem };
+    at(rt, routine, dest, extent(dst), rt.my_pe)?;
+    at(rt, routine, src, extent(sst), rt.my_pe)?;
+    let me = g.me();
+    g.enter(rt, 0);
+    for k in 0..n {
+        let i = (me + k) % n;
+        g.wait_member(rt, i);
+        let from = at(rt, routine, src, extent(sst), g.pe(i))? + me * nelems * sst * elem;
+        let to = dest + i * nelems * dst * elem;
+        if dst == 1 && sst == 1 {
+            // SAFETY: member i entered; its source is stable; the block of dest is ours.
+            unsafe { copy(to, from, nelems * elem) };
+        } else {
+            for e in 0..nelems {
+                // SAFETY: as above, element by element within the checked extents.
+                unsafe { copy(to + e * dst * elem, from + e * sst * elem, elem) };
+            }
+        }
+    }
+    g.leave(rt);
+    Ok(())
+}
+
+/// `acc[k] = op(acc[k], src[k])`.
+#[inline]
+fn combine<T: Copy, O: ReduceOp<T>>(acc: &mut [T], src: &[T]) {
+    for (a, &s) in acc.iter_mut().zip(src) {
+        *a = O::apply(*a, s);
+    }
+}
+
+/// Reduces `count` elements of every member's `src` with `O` into every member's `dest`
+/// (`dest == src` is allowed: in place).
+pub fn reduce<T: Copy, O: ReduceOp<T>>(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    count: usize,
+) -> Result<()> {
+    let size = std::mem::size_of::<T>();
+    let nbytes = count * size;
+    if count > 0 && (dest % std::mem::align_of::<T>() != 0 || src % std::mem::align_of::<T>() != 0) {
+        return Err(Error::invalid(routine, "dest/source", "not aligned for the element type"));
+    }
+    at(rt, routine, dest, nbytes, rt.my_pe)?;
+    at(rt, routine, src, nbytes, rt.my_pe)?;
+    if dest != src && dest < src + nbytes && src < dest + nbytes {
+        return Err(Error::invalid(routine, "dest/source", "overlap without being the same object"));
+    }
+    let n = g.n();
+    let me = g.me();
+    let srcs: Vec<usize> = (0..n).map(|i| at(rt, routine, src, nbytes, g.pe(i))).collect::<Result<_>>()?;
+    g.enter(rt, 0);
+    // SAFETY (both paths): a member's source is read only after it entered and is stable
+    // until the closing sync (the specification forbids changing it during the call); the
+    // slices are built over mapped, aligned memory of `count` elements.
+    let slice = |a: usize, from: usize, len: usize| unsafe {
+        std::slice::from_raw_parts((a + from * size) as *const T, len)
+    };
+    if n == 1 {
+        // SAFETY: our own buffers, checked above.
+        unsafe { copy(dest, src, nbytes) };
+    } else if nbytes < REDUCE_SCATTER_BYTES {
+        // Every member reduces the whole array from all sources, in member order.
+        let mut acc: Vec<T> = Vec::with_capacity(count);
+        g.wait_member(rt, 0);
+        acc.extend_from_slice(slice(srcs[0], 0, count));
+        for (i, &s) in srcs.iter().enumerate().skip(1) {
+            g.wait_member(rt, i);
+            combine::<T, O>(&mut acc, slice(s, 0, count));
+        }
+        // Others may still read our source (dest may be it): write dest after the sync.
+        g.leave(rt);
+        // SAFETY: our own dest, nobody reads it now.
+        unsafe { copy(dest, acc.as_ptr() as usize, nbytes) };
+        return Ok(());
+    } else {
+        // Reduce-scatter: member j reduces chunk j and writes it into every member's dest.
+        let chunk = count.div_ceil(n);
+        let lo = (me * chunk).min(count);
+        let hi = ((me + 1) * chunk).min(count);
+        let mut acc: Vec<T> = Vec::with_capacity(hi - lo);
+        g.wait_member(rt, 0);
+        acc.extend_from_slice(slice(srcs[0], lo, hi - lo));
+        for (i, &s) in srcs.iter().enumerate().skip(1) {
+            g.wait_member(rt, i);
+            combine::<T, O>(&mut acc, slice(s, lo, hi - lo));
+        }
+        for k in 0..n {
+            let i = (me + k) % n;
+            let to = at(rt, routine, dest, nbytes, g.pe(i))? + lo * size;
+            // SAFETY: every member entered (waited above); chunk [lo, hi) of any member's
+            // dest (or in-place source) is touched by this PE alone during the call.
+            unsafe { copy(to, acc.as_ptr() as usize, (hi - lo) * size) };
+        }
+    }
+    g.leave(rt);
+    Ok(())
+}
