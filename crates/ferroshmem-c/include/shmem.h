@@ -14,6 +14,7 @@
  *  10. Distributed locking
  *  11. C11 type-generic interfaces
  *  12. Teams (team types are in section 1)
+ *  13. Collectives (team forms, deprecated active-set forms, C11 generic forms)
  *
  * The typed routines are declared through type tables so that every family lists each
  * standard type exactly once; the names and signatures are those of the specification.
@@ -494,6 +495,145 @@ int shmem_team_sync(shmem_team_t team);
  * SHMEM_TEAM_WORLD for shmem_ctx_create contexts and SHMEM_CTX_DEFAULT. */
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+
+/* ===================================================================================== */
+/* 13. Collectives                                                                        */
+/* ===================================================================================== */
+
+/* Team forms return 0, or nonzero when the team is SHMEM_TEAM_INVALID (or destroyed) or an
+ * argument is wrong alike on every PE (PE_root outside the team, negative strides); a buffer
+ * that is not symmetric stops the job. Sources and destinations are symmetric; reductions may
+ * run in place (dest == source); the others need disjoint source and dest. Broadcast updates
+ * dest on the root too (1.5). Zero elements still synchronise the team. */
+
+/* Reduction types: max, min, sum and prod only / also and, or and xor. */
+#define FERROSHMEM_REDUCE_ARITH_TYPES(X)                                                          \
+    X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)                   \
+    X(long long, longlong) X(ptrdiff_t, ptrdiff) X(float, float) X(double, double)
+#define FERROSHMEM_REDUCE_BITWISE_TYPES(X)                                                        \
+    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) \
+    X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)            \
+    X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) \
+    X(size_t, size)
+
+#define FERROSHMEM_DECL_COLL_MOVES(T, N)                                                          \
+    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root); \
+    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems);            \
+    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems);           \
+    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems);           \
+    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,           \
+                              ptrdiff_t sst, size_t nelems);
+#define FERROSHMEM_DECL_REDUCE_OP(T, N, OP)                                                       \
+    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce);
+#define FERROSHMEM_DECL_REDUCE_ARITH(T, N)                                                        \
+    FERROSHMEM_DECL_REDUCE_OP(T, N, max) FERROSHMEM_DECL_REDUCE_OP(T, N, min)                      \
+    FERROSHMEM_DECL_REDUCE_OP(T, N, sum) FERROSHMEM_DECL_REDUCE_OP(T, N, prod)
+#define FERROSHMEM_DECL_REDUCE_ALL(T, N)                                                          \
+    FERROSHMEM_DECL_REDUCE_OP(T, N, and) FERROSHMEM_DECL_REDUCE_OP(T, N, or)                       \
+    FERROSHMEM_DECL_REDUCE_OP(T, N, xor) FERROSHMEM_DECL_REDUCE_ARITH(T, N)
+
+FERROSHMEM_RMA_TYPES(FERROSHMEM_DECL_COLL_MOVES)
+FERROSHMEM_DECL_COLL_MOVES(long double, longdouble)
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                       size_t nelems);
+FERROSHMEM_REDUCE_ARITH_TYPES(FERROSHMEM_DECL_REDUCE_ARITH)
+FERROSHMEM_REDUCE_BITWISE_TYPES(FERROSHMEM_DECL_REDUCE_ALL)
+#ifndef __cplusplus
+FERROSHMEM_DECL_REDUCE_OP(float _Complex, complexf, sum) FERROSHMEM_DECL_REDUCE_OP(float _Complex, complexf, prod)
+FERROSHMEM_DECL_REDUCE_OP(double _Complex, complexd, sum) FERROSHMEM_DECL_REDUCE_OP(double _Complex, complexd, prod)
+#endif
+
+/* Deprecated active-set forms: the PEs PE_start + i * 2^logPE_stride, i < PE_size. pSync is a
+ * symmetric array of SHMEM_*_SYNC_SIZE longs, all SHMEM_SYNC_VALUE on every PE of the set
+ * before the first call; each call leaves it so again, so it can be reused at once. pWrk is
+ * not needed (accepted and ignored). The root's dest is not updated by broadcast32/64. */
+#define SHMEM_SYNC_VALUE 0L
+#define SHMEM_SYNC_SIZE 4
+#define SHMEM_BARRIER_SYNC_SIZE 4
+#define SHMEM_BCAST_SYNC_SIZE 4
+#define SHMEM_COLLECT_SYNC_SIZE 4
+#define SHMEM_REDUCE_SYNC_SIZE 4
+#define SHMEM_ALLTOALL_SYNC_SIZE 4
+#define SHMEM_ALLTOALLS_SYNC_SIZE 4
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+
+#define FERROSHMEM_DECL_SET_MOVES(S)                                                              \
+    void shmem_broadcast##S(void *dest, const void *source, size_t nelems, int PE_root,            \
+                            int PE_start, int logPE_stride, int PE_size, long *pSync);             \
+    void shmem_collect##S(void *dest, const void *source, size_t nelems, int PE_start,             \
+                          int logPE_stride, int PE_size, long *pSync);                             \
+    void shmem_fcollect##S(void *dest, const void *source, size_t nelems, int PE_start,            \
+                           int logPE_stride, int PE_size, long *pSync);                            \
+    void shmem_alltoall##S(void *dest, const void *source, size_t nelems, int PE_start,            \
+                           int logPE_stride, int PE_size, long *pSync);                            \
+    void shmem_alltoalls##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,          \
+                            size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+FERROSHMEM_DECL_SET_MOVES(32)
+FERROSHMEM_DECL_SET_MOVES(64)
+
+#define FERROSHMEM_DECL_TO_ALL_OP(T, N, OP)                                                       \
+    void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start,            \
+                                   int logPE_stride, int PE_size, T *pWrk, long *pSync);
+#define FERROSHMEM_DECL_TO_ALL_ARITH(T, N)                                                        \
+    FERROSHMEM_DECL_TO_ALL_OP(T, N, max) FERROSHMEM_DECL_TO_ALL_OP(T, N, min)                      \
+    FERROSHMEM_DECL_TO_ALL_OP(T, N, sum) FERROSHMEM_DECL_TO_ALL_OP(T, N, prod)
+#define FERROSHMEM_DECL_TO_ALL_ALL(T, N)                                                          \
+    FERROSHMEM_DECL_TO_ALL_OP(T, N, and) FERROSHMEM_DECL_TO_ALL_OP(T, N, or)                       \
+    FERROSHMEM_DECL_TO_ALL_OP(T, N, xor) FERROSHMEM_DECL_TO_ALL_ARITH(T, N)
+FERROSHMEM_DECL_TO_ALL_ALL(short, short)
+FERROSHMEM_DECL_TO_ALL_ALL(int, int)
+FERROSHMEM_DECL_TO_ALL_ALL(long, long)
+FERROSHMEM_DECL_TO_ALL_ALL(long long, longlong)
+FERROSHMEM_DECL_TO_ALL_ARITH(float, float)
+FERROSHMEM_DECL_TO_ALL_ARITH(double, double)
+#ifndef __cplusplus
+FERROSHMEM_DECL_TO_ALL_OP(float _Complex, complexf, sum) FERROSHMEM_DECL_TO_ALL_OP(float _Complex, complexf, prod)
+FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, sum) FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, prod)
+#endif
+
+/* C11 generic forms: typed on dest (the second argument). */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define FERROSHMEM_C11_TEAM(TYPES, OP, ...)                                                       \
+    FERROSHMEM_C11_SELECT(TYPES, FERROSHMEM_C11_A, OP, FERROSHMEM_C11_ARG1(__VA_ARGS__))(__VA_ARGS__)
+/* and, or, xor: the unsigned types and the fixed-width signed ones (typedefs of these). */
+#define FERROSHMEM_C11_REDUCE_BITWISE(X, OP)                                                      \
+    X(unsigned char, uchar, OP) X(unsigned short, ushort, OP) X(unsigned int, uint, OP)             \
+    X(unsigned long, ulong, OP) X(unsigned long long, ulonglong, OP) X(int8_t, int8, OP)            \
+    X(int16_t, int16, OP) X(int32_t, int32, OP) X(int64_t, int64, OP)
+#define FERROSHMEM_C11_REDUCE_ARITH(X, OP)                                                        \
+    X(char, char, OP) X(signed char, schar, OP) X(short, short, OP) X(int, int, OP)                 \
+    X(long, long, OP) X(long long, longlong, OP) X(unsigned char, uchar, OP)                        \
+    X(unsigned short, ushort, OP) X(unsigned int, uint, OP) X(unsigned long, ulong, OP)             \
+    X(unsigned long long, ulonglong, OP) X(float, float, OP) X(double, double, OP)
+#define FERROSHMEM_C11_REDUCE_COMPLEX(X, OP)                                                      \
+    FERROSHMEM_C11_REDUCE_ARITH(X, OP) X(float _Complex, complexf, OP) X(double _Complex, complexd, OP)
+
+#define shmem_broadcast(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_RMA, _broadcast, __VA_ARGS__)
+#define shmem_collect(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_RMA, _collect, __VA_ARGS__)
+#define shmem_fcollect(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_RMA, _fcollect, __VA_ARGS__)
+#define shmem_alltoall(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_RMA, _alltoall, __VA_ARGS__)
+#define shmem_alltoalls(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_RMA, _alltoalls, __VA_ARGS__)
+#define shmem_and_reduce(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_REDUCE_BITWISE, _and_reduce, __VA_ARGS__)
+#define shmem_or_reduce(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_REDUCE_BITWISE, _or_reduce, __VA_ARGS__)
+#define shmem_xor_reduce(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_REDUCE_BITWISE, _xor_reduce, __VA_ARGS__)
+#define shmem_max_reduce(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_REDUCE_ARITH, _max_reduce, __VA_ARGS__)
+#define shmem_min_reduce(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_REDUCE_ARITH, _min_reduce, __VA_ARGS__)
+#define shmem_sum_reduce(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_REDUCE_COMPLEX, _sum_reduce, __VA_ARGS__)
+#define shmem_prod_reduce(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_REDUCE_COMPLEX, _prod_reduce, __VA_ARGS__)
+#endif /* C11 */
 
 #ifdef __cplusplus
 } /* extern "C" */

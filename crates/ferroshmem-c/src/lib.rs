@@ -92,6 +92,7 @@ macro_rules! p2p_types {
 }
 
 mod amo;
+mod coll;
 mod ctx;
 mod lifecycle;
 mod memory;
