@@ -288,3 +288,42 @@ fn arbitrary_teams_by_unique_id_two_in_flight() {
         s.barrier_all();
     });
 }
+
+#[test]
+fn threads_run_collectives_on_different_teams_at_once() {
+    spmd("threads_run_collectives_on_different_teams_at_once", &[1, 2, 3, 6], &[], |s| {
+        let world = s.team_world();
+        let (row, col) = world.split_2d(2, DEFAULT, DEFAULT).unwrap();
+        let parent_a = world.split_strided(0, 1, s.n_pes() as i64, DEFAULT).unwrap().unwrap();
+        let parent_b =
+            world.split_strided(s.n_pes() as i64 - 1, -1, s.n_pes() as i64, DEFAULT).unwrap().unwrap();
+        std::thread::scope(|scope| {
+            let a = scope.spawn(|| {
+                for _ in 0..200 {
+                    row.sync().unwrap();
+                }
+                // Team creation from this thread while the other thread creates from another parent.
+                for _ in 0..50 {
+                    let t = parent_a.split_strided(0, 1, parent_a.n_pes() as i64, DEFAULT).unwrap().unwrap();
+                    t.sync().unwrap();
+                    t.destroy().unwrap();
+                }
+            });
+            let b = scope.spawn(|| {
+                for _ in 0..200 {
+                    col.sync().unwrap();
+                    // Queries from any thread.
+                    assert_eq!(row.translate_pe(row.my_pe(), &s.team_world()), Some(s.my_pe()));
+                }
+                for _ in 0..50 {
+                    let t = parent_b.split_strided(0, 1, parent_b.n_pes() as i64, DEFAULT).unwrap().unwrap();
+                    t.sync().unwrap();
+                    t.destroy().unwrap();
+                }
+            });
+            a.join().unwrap();
+            b.join().unwrap();
+        });
+        s.barrier_all();
+    });
+}

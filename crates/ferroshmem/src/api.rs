@@ -619,11 +619,6 @@ impl Team {
     pub fn rt(&self) -> &'static Runtime {
         self.rt
     }
-
-    /// The runtime this team belongs to.
-    pub fn rt(&self) -> &'static Runtime {
-        self.rt
-    }
 }
 
 impl Drop for Team {

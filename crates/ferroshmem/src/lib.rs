@@ -10,7 +10,6 @@
 pub mod api;
 pub mod atomic;
 pub mod coll;
-pub mod coll;
 pub mod ctrl;
 pub mod error;
 pub mod heap;

@@ -68,10 +68,7 @@ fn main() -> ferroshmem::Result<()> {
         println!("ferroshmem one-sided benchmark, {n} PEs (PE 0 -> PE {peer}), medians of {SAMPLES} batches");
         println!("put 8 B latency       {put_ns:10.1} ns");
         println!("get 8 B latency       {get_ns:10.1} ns");
-        println!(
-            "put 1 MiB bandwidth   {:10.2} GB/s",
-            (1u64 << 20) as f64 / bw_ns
-        );
+        println!("put 1 MiB bandwidth   {:10.2} GB/s", (1u64 << 20) as f64 / bw_ns);
         println!("fetch_add latency     {fadd_ns:10.1} ns");
         println!("barrier_all           {barrier_ns:10.1} ns");
     }

@@ -106,13 +106,14 @@ impl PeSet {
         match self {
             PeSet::Strided { start, stride, size } => {
                 let d = pe as i64 - *start as i64;
-                if *stride == 0 {
-                    return (d == 0).then_some(0);
-                }
-                if d % stride != 0 {
-                    return None;
-                }
-                let i = d / stride;
+                // Contiguous and reversed teams (the common ones) need no division.
+                let i = match *stride {
+                    1 => d,
+                    -1 => -d,
+                    0 => return (d == 0).then_some(0),
+                    s if d % s != 0 => return None,
+                    s => d / s,
+                };
                 (i >= 0 && i < *size as i64).then_some(i as usize)
             }
             PeSet::List { index, .. } => match index.get(pe) {
