@@ -6,17 +6,7 @@
  * with nothing leaked. */
 #include <shmemx.h>
 
-#include "testutil.h"
-
-static int codes[64];
-
-static void check_same_everywhere(const char *what, int rc) {
-    shmem_int_p(&codes[me], rc, 0);
-    shmem_barrier_all();
-    if (me == 0)
-        for (int pe = 0; pe < npes; pe++) CHECK(codes[pe] == codes[0], "%s: PE %d got %d, PE 0 got %d", what, pe, codes[pe], codes[0]);
-    shmem_barrier_all();
-}
+#include "team_util.h"
 
 /* Checks the 2D split of `parent` (N PEs) with `xrange`; parent PE p is world PE map(p). */
 static void check_2d(shmem_team_t parent, int xrange, shmem_team_t xt, shmem_team_t yt) {

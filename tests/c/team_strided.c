@@ -5,18 +5,7 @@
  * with no leak. */
 #include <shmemx.h>
 
-#include "testutil.h"
-
-static int codes[64];
-
-/* Every PE's rc must be the same: gathered on PE 0 of the world. */
-static void check_same_everywhere(const char *what, int rc) {
-    shmem_int_p(&codes[me], rc, 0);
-    shmem_barrier_all();
-    if (me == 0)
-        for (int pe = 0; pe < npes; pe++) CHECK(codes[pe] == codes[0], "%s: PE %d got %d, PE 0 got %d", what, pe, codes[pe], codes[0]);
-    shmem_barrier_all();
-}
+#include "team_util.h"
 
 /* Checks team t, made from parent (my number parent_me there) by (start, stride, size). */
 static void check_team(shmem_team_t t, shmem_team_t parent, int start, int stride, int size) {

@@ -64,12 +64,7 @@ pub struct Ctx {
 }
 
 /// The object `SHMEM_CTX_DEFAULT` points at.
-static DEFAULT_CTX: Ctx = Ctx {
-    tag: LIVE,
-    options: 0,
-    scope: CtxScope::World,
-    is_default: true,
-};
+static DEFAULT_CTX: Ctx = Ctx { tag: LIVE, options: 0, scope: CtxScope::World, is_default: true };
 
 /// A `shmem_ctx_t` as C passes it.
 pub type CtxHandle = *const Ctx;
@@ -126,11 +121,7 @@ impl Call<'_> {
     /// A call on `SHMEM_CTX_DEFAULT` (the routines without a context argument).
     #[inline]
     pub fn default(routine: &'static str) -> Call<'static> {
-        Call {
-            rt: crate::rt(routine),
-            ctx: &DEFAULT_CTX,
-            routine,
-        }
+        Call { rt: crate::rt(routine), ctx: &DEFAULT_CTX, routine }
     }
 
     /// A call on the context `handle`, which must be a live context.
@@ -169,10 +160,9 @@ impl Call<'_> {
     pub fn bytes(&self, count: usize, size: usize) -> usize {
         match count.checked_mul(size) {
             Some(n) => n,
-            None => self.invalid(
-                "nelems",
-                format!("{count} elements of {size} bytes overflow the address space"),
-            ),
+            None => {
+                self.invalid("nelems", format!("{count} elements of {size} bytes overflow the address space"))
+            }
         }
     }
 }
@@ -183,18 +173,10 @@ impl Call<'_> {
 /// As [`Call::on`].
 pub(crate) unsafe fn ctx_ref<'a>(handle: CtxHandle, routine: &'static str) -> &'a Ctx {
     if handle.is_null() {
-        fatal(&Error::invalid(
-            routine,
-            "ctx",
-            "SHMEM_CTX_INVALID (a null context) cannot be used",
-        ));
+        fatal(&Error::invalid(routine, "ctx", "SHMEM_CTX_INVALID (a null context) cannot be used"));
     }
     if (handle as usize) & (std::mem::align_of::<Ctx>() - 1) != 0 {
-        fatal(&Error::invalid(
-            routine,
-            "ctx",
-            format!("{:#x} is not a context", handle as usize),
-        ));
+        fatal(&Error::invalid(routine, "ctx", format!("{:#x} is not a context", handle as usize)));
     }
     // SAFETY: non-null and aligned; the caller passes a context handle (live, per contract).
     let ctx = unsafe { &*handle };
@@ -213,17 +195,10 @@ pub unsafe extern "C" fn shmem_ctx_create(options: c_long, ctx: *mut CtxHandle) 
     let routine = "shmem_ctx_create";
     let rt = crate::rt(routine);
     if ctx.is_null() {
-        fatal(&Error::invalid(
-            routine,
-            "ctx",
-            "the pointer to store the new context in is null",
-        ));
+        fatal(&Error::invalid(routine, "ctx", "the pointer to store the new context in is null"));
     }
     if !options_valid(options) {
-        crate::debug_report(
-            rt,
-            format_args!("{routine}: options {options:#x} has unknown bits"),
-        );
+        crate::debug_report(rt, format_args!("{routine}: options {options:#x} has unknown bits"));
         // SAFETY: non-null; the caller passes a writable shmem_ctx_t.
         unsafe { *ctx = std::ptr::null() };
         return 1;
@@ -235,12 +210,7 @@ pub unsafe extern "C" fn shmem_ctx_create(options: c_long, ctx: *mut CtxHandle) 
 
 /// A new live context (owned by the C program until [`free_ctx`]).
 pub(crate) fn new_ctx(options: c_long, scope: CtxScope) -> CtxHandle {
-    Box::into_raw(Box::new(Ctx {
-        tag: LIVE,
-        options,
-        scope,
-        is_default: false,
-    }))
+    Box::into_raw(Box::new(Ctx { tag: LIVE, options, scope, is_default: false }))
 }
 
 /// Whether `options` holds only known `SHMEM_CTX_*` bits.
@@ -271,11 +241,7 @@ pub unsafe extern "C" fn shmem_ctx_destroy(ctx: CtxHandle) {
     // SAFETY: the C caller passes a context handle.
     let c = unsafe { ctx_ref(ctx, routine) };
     if c.is_default {
-        fatal(&Error::invalid(
-            routine,
-            "ctx",
-            "SHMEM_CTX_DEFAULT cannot be destroyed",
-        ));
+        fatal(&Error::invalid(routine, "ctx", "SHMEM_CTX_DEFAULT cannot be destroyed"));
     }
     crate::team::forget_ctx(c, ctx);
     // SAFETY: a live context that is not the default was made by new_ctx.

@@ -7,10 +7,7 @@ use fcore::runtime::{self, InitOptions, ThreadLevel};
 use crate::rt;
 
 fn start(thread_level: ThreadLevel) -> c_int {
-    match runtime::init(InitOptions {
-        share_statics: true,
-        thread_level,
-    }) {
+    match runtime::init(InitOptions { share_statics: true, thread_level }) {
         Ok(rt) => {
             // Lines from different PEs interleave whole and in real time only if each line is
             // written as it is completed: make stdout line-buffered, as a terminal would.
@@ -135,11 +132,7 @@ const VENDOR: &[u8] = b"ferroshmem\0";
 #[no_mangle]
 pub unsafe extern "C" fn shmem_info_get_version(major: *mut c_int, minor: *mut c_int) {
     if major.is_null() || minor.is_null() {
-        crate::fatal(&fcore::Error::invalid(
-            "shmem_info_get_version",
-            "major/minor",
-            "null pointer",
-        ));
+        crate::fatal(&fcore::Error::invalid("shmem_info_get_version", "major/minor", "null pointer"));
     }
     // SAFETY: non-null; the caller passes two writable ints.
     unsafe { (*major, *minor) = VERSION };
@@ -148,11 +141,7 @@ pub unsafe extern "C" fn shmem_info_get_version(major: *mut c_int, minor: *mut c
 #[no_mangle]
 pub unsafe extern "C" fn shmem_info_get_name(name: *mut c_char) {
     if name.is_null() {
-        crate::fatal(&fcore::Error::invalid(
-            "shmem_info_get_name",
-            "name",
-            "null pointer",
-        ));
+        crate::fatal(&fcore::Error::invalid("shmem_info_get_name", "name", "null pointer"));
     }
     // SAFETY: the caller passes a buffer of SHMEM_MAX_NAME_LEN (256) bytes; VENDOR is shorter.
     unsafe { std::ptr::copy_nonoverlapping(VENDOR.as_ptr().cast::<c_char>(), name, VENDOR.len()) };
@@ -167,11 +156,7 @@ pub extern "C" fn start_pes(npes: c_int) {
 
 #[no_mangle]
 pub extern "C" fn shmem_pe_accessible(pe: c_int) -> c_int {
-    c_int::from(
-        rt("shmem_pe_accessible")
-            .check_pe("shmem_pe_accessible", pe as i64)
-            .is_ok(),
-    )
+    c_int::from(rt("shmem_pe_accessible").check_pe("shmem_pe_accessible", pe as i64).is_ok())
 }
 
 #[no_mangle]

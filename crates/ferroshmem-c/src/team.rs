@@ -118,7 +118,11 @@ pub extern "C" fn shmem_team_translate_pe(src_team: CTeam, src_pe: c_int, dest_t
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn shmem_team_get_config(team: CTeam, config_mask: c_long, config: *mut ConfigC) -> c_int {
+pub unsafe extern "C" fn shmem_team_get_config(
+    team: CTeam,
+    config_mask: c_long,
+    config: *mut ConfigC,
+) -> c_int {
     const ROUTINE: &str = "shmem_team_get_config";
     let rt = rt(ROUTINE);
     let Some(t) = rt.teams.get(handle(team)) else {
@@ -167,13 +171,17 @@ pub unsafe extern "C" fn shmemx_team_info(info: *mut TeamInfo) -> c_int {
 ///
 /// # Safety
 /// `config` is null or points at a readable `shmem_team_config_t`.
-unsafe fn split_config(routine: &'static str, config: *const ConfigC, mask: c_long) -> fcore::Result<TeamConfig> {
+unsafe fn split_config(
+    routine: &'static str,
+    config: *const ConfigC,
+    mask: c_long,
+) -> fcore::Result<TeamConfig> {
     if mask & !MASK_NUM_CONTEXTS != 0 {
         return Err(Error::invalid(routine, "config_mask", format!("unknown bits {mask:#x}")));
     }
     // SAFETY: forwarded contract.
     let c = unsafe { config.as_ref() }.map(|c| TeamConfig { num_contexts: c.num_contexts });
-    TeamConfig::from_mask(c, i64::from(mask), routine)
+    TeamConfig::from_mask(c, mask, routine)
 }
 
 /// Fails with "null output pointer" when any of `outs` is null.
@@ -290,7 +298,8 @@ unsafe fn strided(
     new_team: *mut CTeam,
 ) -> CreateRequest {
     // SAFETY: forwarded contract.
-    let cfg = outputs_present(routine, &[new_team]).and_then(|_| unsafe { split_config(routine, config, mask) });
+    let cfg =
+        outputs_present(routine, &[new_team]).and_then(|_| unsafe { split_config(routine, config, mask) });
     core::split_strided_start(rt, routine, p, start as i64, stride as i64, size as i64, cfg)
 }
 
@@ -319,47 +328,77 @@ unsafe fn two_d(
     core::split_2d_start(rt, routine, p, xrange as i64, xc, yc)
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn shmem_team_split_strided(
-    parent_team: CTeam,
-    start: c_int,
-    stride: c_int,
-    size: c_int,
-    config: *const ConfigC,
-    config_mask: c_long,
-    new_team: *mut CTeam,
-) -> c_int {
-    const R: &str = "shmem_team_split_strided";
-    let rt = rt(R);
-    let out = Out::One(new_team as usize);
-    // SAFETY: the C caller's pointers, as the routine takes them.
-    let p = split(rt, R, parent_team, out, |p| unsafe {
-        strided(rt, R, p, start, stride, size, config, config_mask, new_team)
-    });
-    complete(rt, p)
+/// Defines a blocking creation routine and its `_nb` form (which takes a trailing
+/// `shmemx_team_request_t *req`) from one parameter list and one body, an expression giving
+/// `Option<Pending>` in which `$rt` is the runtime and `$r` the routine's name.
+macro_rules! creation_pair {
+    ($blocking:ident, $nb:ident, ($($arg:ident : $ty:ty),* $(,)?), |$rt:ident, $r:ident| $start:expr) => {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $blocking($($arg: $ty),*) -> c_int {
+            const $r: &str = stringify!($blocking);
+            let $rt = rt($r);
+            complete($rt, $start)
+        }
+
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $nb($($arg: $ty,)* req: *mut usize) -> c_int {
+            const $r: &str = stringify!($nb);
+            let $rt = rt($r);
+            let p = $start;
+            // SAFETY: the C caller's request pointer.
+            unsafe { post_nb($r, req, p) }
+        }
+    };
 }
 
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn shmem_team_split_2d(
-    parent_team: CTeam,
-    xrange: c_int,
-    xaxis_config: *const ConfigC,
-    xaxis_mask: c_long,
-    xaxis_team: *mut CTeam,
-    yaxis_config: *const ConfigC,
-    yaxis_mask: c_long,
-    yaxis_team: *mut CTeam,
-) -> c_int {
-    const R: &str = "shmem_team_split_2d";
-    let rt = rt(R);
-    let out = Out::Two(xaxis_team as usize, yaxis_team as usize);
+creation_pair!(
+    shmem_team_split_strided,
+    shmemx_team_split_strided_nb,
+    (
+        parent_team: CTeam,
+        start: c_int,
+        stride: c_int,
+        size: c_int,
+        config: *const ConfigC,
+        config_mask: c_long,
+        new_team: *mut CTeam,
+    ),
+    |rt, R| split(rt, R, parent_team, Out::One(new_team as usize), |p| {
+        // SAFETY: the C caller's pointers, as the routine takes them.
+        unsafe { strided(rt, R, p, start, stride, size, config, config_mask, new_team) }
+    })
+);
+
+creation_pair!(
+    shmem_team_split_2d,
+    shmemx_team_split_2d_nb,
+    (
+        parent_team: CTeam,
+        xrange: c_int,
+        xaxis_config: *const ConfigC,
+        xaxis_mask: c_long,
+        xaxis_team: *mut CTeam,
+        yaxis_config: *const ConfigC,
+        yaxis_mask: c_long,
+        yaxis_team: *mut CTeam,
+    ),
+    |rt, R| split(rt, R, parent_team, Out::Two(xaxis_team as usize, yaxis_team as usize), |p| {
+        // SAFETY: the C caller's pointers, as the routine takes them.
+        unsafe {
+            two_d(rt, R, p, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config, yaxis_mask, yaxis_team)
+        }
+    })
+);
+
+creation_pair!(
+    shmemx_team_init,
+    shmemx_team_init_nb,
+    (team: *mut CTeam, config: *const ConfigX, config_mask: c_long, npes: c_int, pe_idx_in_team: c_int),
     // SAFETY: the C caller's pointers, as the routine takes them.
-    let p = split(rt, R, parent_team, out, |p| unsafe {
-        two_d(rt, R, p, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config, yaxis_mask, yaxis_team)
-    });
-    complete(rt, p)
-}
+    |rt, R| unsafe { init(rt, R, team, config, config_mask, npes, pe_idx_in_team) }
+);
 
 /// `shmemx_team_get_uniqueid`: a fresh id for `shmemx_team_init` (drawn by the team's root,
 /// handed to the other members out of band).
@@ -419,24 +458,10 @@ unsafe fn init(
             return Err(Error::invalid(routine, "config_mask", format!("unknown bits {mask:#x}")));
         }
         let core_cfg = c.map(|c| TeamConfig { num_contexts: c.num_contexts });
-        TeamConfig::from_mask(core_cfg, i64::from(mask), routine)
+        TeamConfig::from_mask(core_cfg, mask, routine)
     });
     let req = core::init_start(rt, routine, uid, npes as i64, pe_idx as i64, cfg);
     Some(Pending { req, out, lead: pe_idx == 0 })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn shmemx_team_init(
-    team: *mut CTeam,
-    config: *const ConfigX,
-    config_mask: c_long,
-    npes: c_int,
-    pe_idx_in_team: c_int,
-) -> c_int {
-    const R: &str = "shmemx_team_init";
-    let rt = rt(R);
-    // SAFETY: the C caller's pointers, as the routine takes them.
-    complete(rt, unsafe { init(rt, R, team, config, config_mask, npes, pe_idx_in_team) })
 }
 
 // ------------------------------------------------------------------------------------------
@@ -491,70 +516,6 @@ unsafe fn post_nb(routine: &'static str, req: *mut usize, p: Option<Pending>) ->
     }
 }
 
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn shmemx_team_split_strided_nb(
-    parent_team: CTeam,
-    start: c_int,
-    stride: c_int,
-    size: c_int,
-    config: *const ConfigC,
-    config_mask: c_long,
-    new_team: *mut CTeam,
-    req: *mut usize,
-) -> c_int {
-    const R: &str = "shmemx_team_split_strided_nb";
-    let rt = rt(R);
-    let out = Out::One(new_team as usize);
-    // SAFETY: the C caller's pointers, as the routine takes them.
-    let p = split(rt, R, parent_team, out, |p| unsafe {
-        strided(rt, R, p, start, stride, size, config, config_mask, new_team)
-    });
-    // SAFETY: the C caller's request pointer.
-    unsafe { post_nb(R, req, p) }
-}
-
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn shmemx_team_split_2d_nb(
-    parent_team: CTeam,
-    xrange: c_int,
-    xaxis_config: *const ConfigC,
-    xaxis_mask: c_long,
-    xaxis_team: *mut CTeam,
-    yaxis_config: *const ConfigC,
-    yaxis_mask: c_long,
-    yaxis_team: *mut CTeam,
-    req: *mut usize,
-) -> c_int {
-    const R: &str = "shmemx_team_split_2d_nb";
-    let rt = rt(R);
-    let out = Out::Two(xaxis_team as usize, yaxis_team as usize);
-    // SAFETY: the C caller's pointers, as the routine takes them.
-    let p = split(rt, R, parent_team, out, |p| unsafe {
-        two_d(rt, R, p, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config, yaxis_mask, yaxis_team)
-    });
-    // SAFETY: the C caller's request pointer.
-    unsafe { post_nb(R, req, p) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn shmemx_team_init_nb(
-    team: *mut CTeam,
-    config: *const ConfigX,
-    config_mask: c_long,
-    npes: c_int,
-    pe_idx_in_team: c_int,
-    req: *mut usize,
-) -> c_int {
-    const R: &str = "shmemx_team_init_nb";
-    let rt = rt(R);
-    // SAFETY: the C caller's pointers, as the routine takes them.
-    let p = unsafe { init(rt, R, team, config, config_mask, npes, pe_idx_in_team) };
-    // SAFETY: the C caller's request pointer.
-    unsafe { post_nb(R, req, p) }
-}
-
 /// Advances request `req`: `Some(code)` once finished (the request is then gone).
 fn advance(rt: &Runtime, routine: &'static str, req: usize) -> Option<c_int> {
     let mut g = requests();
@@ -562,7 +523,11 @@ fn advance(rt: &Runtime, routine: &'static str, req: usize) -> Option<c_int> {
         drop(g);
         report(
             rt,
-            &Error::invalid(routine, "request", format!("{req:#x} is not a request in flight (completed already?)")),
+            &Error::invalid(
+                routine,
+                "request",
+                format!("{req:#x} is not a request in flight (completed already?)"),
+            ),
             true,
         );
         return Some(codes::INVALID_ARGUMENT as c_int);
@@ -673,7 +638,9 @@ fn destroy_contexts(rt: &Runtime, h: TeamHandle) {
     if private > 0 {
         debug_report(
             rt,
-            format_args!("shmem_team_destroy: {private} private context(s) of the team were not destroyed first"),
+            format_args!(
+                "shmem_team_destroy: {private} private context(s) of the team were not destroyed first"
+            ),
         );
     }
     for c in list.into_iter().filter(|c| !c.private) {
