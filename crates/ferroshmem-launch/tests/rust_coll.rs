@@ -1,0 +1,345 @@
+//! Collectives through the safe Rust API on real PEs, compared with a serial model: every
+//! collective over the world, the even PEs, the reversed world, 2D rows and columns and an
+//! arbitrary-order team (team_init), for i8, i32, i64, f32, f64 and Complex<f64>, at 0, 1, 7
+//! elements and 4 KiB (1 MiB on the world and reversed teams at 2 and 5 PEs); collectives on
+//! disjoint teams from two threads at once.
+
+mod common;
+
+use std::fmt::Debug;
+use std::time::Duration;
+
+use ferroshmem::coll::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
+use ferroshmem::{Shmem, SymSlice, Symmetric, Team, TeamConfig};
+
+const CHILD: &str = "FERROSHMEM_SPMD_TEST";
+const PE_COUNTS: &[usize] = &[1, 2, 3, 5, 8, 12];
+
+fn spmd(name: &str, npes: &[usize], body: fn(&Shmem)) {
+    if let Ok(which) = std::env::var(CHILD) {
+        if which == name {
+            let shmem = Shmem::init().expect("init");
+            body(&shmem);
+            shmem.finalize();
+        }
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    for &n in npes {
+        let r = common::run_job(
+            n,
+            &exe,
+            &[name, "--exact", "--nocapture", "--test-threads=1"],
+            &[(CHILD, name)],
+            Duration::from_secs(240),
+        );
+        assert!(!r.timed_out, "{name} at {n} PEs timed out\n{}{}", r.stdout, r.stderr);
+        assert_eq!(
+            r.status,
+            Some(0),
+            "{name} at {n} PEs failed\nstdout:\n{}\nstderr:\n{}",
+            r.stdout,
+            r.stderr
+        );
+    }
+}
+
+const DEFAULT: TeamConfig = TeamConfig { num_contexts: 0 };
+
+/// Test values: small integers, so that sums and products are exact in every type.
+trait Val: Symmetric + PartialEq + Debug {
+    fn val(w: usize, k: usize) -> Self;
+    /// -1 or 1 (products).
+    fn sign(w: usize, k: usize) -> Self;
+}
+macro_rules! val_num {
+    ($($t:ty),*) => {$(
+        impl Val for $t {
+            fn val(w: usize, k: usize) -> Self { ((w * 131 + k * 7 + 3) % 97) as $t }
+            fn sign(w: usize, k: usize) -> Self { if (w + k) % 3 == 0 { 0 as $t - 1 as $t } else { 1 as $t } }
+        }
+    )*};
+}
+val_num!(i8, i32, i64, f32, f64);
+impl Val for Complex<f64> {
+    fn val(w: usize, k: usize) -> Self {
+        Complex { re: f64::val(w, k), im: f64::val(w + 1, k) }
+    }
+    fn sign(w: usize, k: usize) -> Self {
+        match (w + k) % 4 {
+            0 => Complex { re: 0.0, im: 1.0 },
+            1 => Complex { re: -1.0, im: 0.0 },
+            _ => Complex { re: 1.0, im: 0.0 },
+        }
+    }
+}
+
+fn set<T: Val>(s: &SymSlice<T>, n: usize, f: impl Fn(usize) -> T) {
+    for k in 0..n {
+        s.write(k, f(k)).unwrap();
+    }
+}
+
+struct Ctx<'a> {
+    team: &'a Team,
+    name: &'a str,
+    me: usize,
+}
+
+impl Ctx<'_> {
+    fn w(&self, i: usize) -> usize {
+        self.team.world_pe(i).unwrap()
+    }
+}
+
+fn moves<T: Val>(c: &Ctx, src: &SymSlice<T>, dst: &SymSlice<T>, n: usize) {
+    let (t, s, r) = (c.team, c.team.n_pes(), c.team.my_pe());
+    let what = |op: &str| format!("{} {} {op} n={n}", std::any::type_name::<T>(), c.name);
+    for root in 0..s.min(3) {
+        set(src, n, |k| T::val(c.me, k));
+        set(dst, n, |_| T::val(999, 0));
+        t.broadcast(dst, src, n, root).unwrap();
+        for k in 0..n {
+            assert_eq!(dst.read(k).unwrap(), T::val(c.w(root), k), "{} root {root} k {k}", what("broadcast"));
+        }
+    }
+    set(src, n, |k| T::val(c.me, k));
+    t.fcollect(dst, src, n).unwrap();
+    for j in 0..s {
+        for k in 0..n {
+            assert_eq!(dst.read(j * n + k).unwrap(), T::val(c.w(j), k), "{} j {j} k {k}", what("fcollect"));
+        }
+    }
+    let len = |j: usize| n.saturating_sub(j % 2);
+    let total = t.collect(dst, src, len(r)).unwrap();
+    assert_eq!(total, (0..s).map(len).sum::<usize>(), "{}", what("collect total"));
+    let mut off = 0;
+    for j in 0..s {
+        for k in 0..len(j) {
+            assert_eq!(dst.read(off + k).unwrap(), T::val(c.w(j), k), "{} j {j} k {k}", what("collect"));
+        }
+        off += len(j);
+    }
+    set(src, s * n, |k| T::val(c.me * 16 + k / n.max(1), k % n.max(1)));
+    t.alltoall(dst, src, n).unwrap();
+    for i in 0..s {
+        for k in 0..n {
+            assert_eq!(
+                dst.read(i * n + k).unwrap(),
+                T::val(c.w(i) * 16 + r, k),
+                "{} i {i} k {k}",
+                what("alltoall")
+            );
+        }
+    }
+    if n * std::mem::size_of::<T>() <= 4096 {
+        set(src, s * n * 3, |k| T::val(c.me + 50, k));
+        t.alltoalls(dst, src, 2, 3, n).unwrap();
+        for i in 0..s {
+            for k in 0..n {
+                let want = T::val(c.w(i) + 50, (r * n + k) * 3);
+                assert_eq!(dst.read((i * n + k) * 2).unwrap(), want, "{} i {i} k {k}", what("alltoalls"));
+            }
+        }
+    }
+}
+
+fn reduce<T: Val, O: ReduceOp<T>>(
+    c: &Ctx,
+    op: O,
+    src: &SymSlice<T>,
+    dst: &SymSlice<T>,
+    n: usize,
+    f: fn(usize, usize) -> T,
+) {
+    set(src, n, |k| f(c.me, k));
+    c.team.reduce(op, dst, src, n).unwrap();
+    for k in 0..n {
+        let want = (1..c.team.n_pes()).fold(f(c.w(0), k), |acc, j| O::apply(acc, f(c.w(j), k)));
+        assert_eq!(
+            dst.read(k).unwrap(),
+            want,
+            "{} {} {} n={n} k={k}",
+            std::any::type_name::<T>(),
+            c.name,
+            O::NAME
+        );
+    }
+    // In place gives the same.
+    c.team.reduce_in_place(op, src, n).unwrap();
+    for k in 0..n {
+        assert_eq!(src.read(k).unwrap(), dst.read(k).unwrap(), "{} in place k={k}", c.name);
+    }
+}
+
+fn arith<T: Val>(c: &Ctx, src: &SymSlice<T>, dst: &SymSlice<T>, n: usize)
+where
+    Sum: ReduceOp<T>,
+    Prod: ReduceOp<T>,
+    Max: ReduceOp<T>,
+    Min: ReduceOp<T>,
+{
+    moves(c, src, dst, n);
+    reduce(c, Sum, src, dst, n, T::val);
+    reduce(c, Prod, src, dst, n, T::sign);
+    reduce(c, Max, src, dst, n, T::val);
+    reduce(c, Min, src, dst, n, T::val);
+}
+
+fn bitwise<T: Val>(c: &Ctx, src: &SymSlice<T>, dst: &SymSlice<T>, n: usize)
+where
+    And: ReduceOp<T>,
+    Or: ReduceOp<T>,
+    Xor: ReduceOp<T>,
+{
+    reduce(c, And, src, dst, n, T::val);
+    reduce(c, Or, src, dst, n, T::val);
+    reduce(c, Xor, src, dst, n, T::val);
+}
+
+/// Every collective and type on one team at element counts derived from `bytes`.
+fn all_on(s: &Shmem, team: &Team, name: &str, bytes: &[usize], bufs: &Bufs) {
+    let c = Ctx { team, name, me: s.my_pe() };
+    for &b in bytes {
+        let n = |size: usize| if b < 8 { b } else { b / size };
+        arith(&c, &bufs.i8s.0, &bufs.i8s.1, n(1));
+        bitwise(&c, &bufs.i8s.0, &bufs.i8s.1, n(1));
+        arith(&c, &bufs.i32s.0, &bufs.i32s.1, n(4));
+        bitwise(&c, &bufs.i32s.0, &bufs.i32s.1, n(4));
+        arith(&c, &bufs.i64s.0, &bufs.i64s.1, n(8));
+        bitwise(&c, &bufs.i64s.0, &bufs.i64s.1, n(8));
+        arith(&c, &bufs.f32s.0, &bufs.f32s.1, n(4));
+        arith(&c, &bufs.f64s.0, &bufs.f64s.1, n(8));
+        let (cs, cd) = (&bufs.c64s.0, &bufs.c64s.1);
+        moves(&c, cs, cd, n(16));
+        reduce(&c, Sum, cs, cd, n(16), Complex::<f64>::val);
+        reduce(&c, Prod, cs, cd, n(16), Complex::<f64>::sign);
+    }
+}
+
+struct Bufs {
+    i8s: (SymSlice<i8>, SymSlice<i8>),
+    i32s: (SymSlice<i32>, SymSlice<i32>),
+    i64s: (SymSlice<i64>, SymSlice<i64>),
+    f32s: (SymSlice<f32>, SymSlice<f32>),
+    f64s: (SymSlice<f64>, SymSlice<f64>),
+    c64s: (SymSlice<Complex<f64>>, SymSlice<Complex<f64>>),
+}
+
+impl Bufs {
+    /// Room for `bytes` per block, times 3 (alltoalls strides) and the PE count.
+    fn new(s: &Shmem, bytes: usize) -> Bufs {
+        let len = |size: usize| s.n_pes() * 3 * bytes.div_ceil(size).max(8);
+        let pair = |size| (len(size), len(size));
+        let (a, b) = pair(1);
+        let i8s = (s.alloc(a).unwrap(), s.alloc(b).unwrap());
+        let (a, b) = pair(4);
+        let i32s = (s.alloc(a).unwrap(), s.alloc(b).unwrap());
+        let (a, b) = pair(8);
+        let i64s = (s.alloc(a).unwrap(), s.alloc(b).unwrap());
+        let (a, b) = pair(4);
+        let f32s = (s.alloc(a).unwrap(), s.alloc(b).unwrap());
+        let (a, b) = pair(8);
+        let f64s = (s.alloc(a).unwrap(), s.alloc(b).unwrap());
+        let (a, b) = pair(16);
+        let c64s = (s.alloc(a).unwrap(), s.alloc(b).unwrap());
+        Bufs { i8s, i32s, i64s, f32s, f64s, c64s }
+    }
+}
+
+/// The arbitrary-order team: member index (7 me + 3) mod n, id drawn by PE 0.
+fn arbitrary(s: &Shmem) -> Team {
+    let n = s.n_pes();
+    let id: SymSlice<u64> = s.alloc(1).unwrap();
+    if s.my_pe() == 0 {
+        let v = s.team_uniqueid().unwrap();
+        for pe in 0..n {
+            id.p(pe, 0, v).unwrap();
+        }
+    }
+    s.barrier_all();
+    let t = s.team_init(id.read(0).unwrap(), n, (7 * s.my_pe() + 3) % n, DEFAULT).unwrap();
+    assert_eq!(t.my_pe(), (7 * s.my_pe() + 3) % n);
+    t
+}
+
+const SMALL: &[usize] = &[0, 1, 7, 4096];
+
+#[test]
+fn every_collective_on_world_evens_reversed() {
+    spmd("every_collective_on_world_evens_reversed", PE_COUNTS, |s| {
+        let n = s.n_pes();
+        let bufs = Bufs::new(s, 4096);
+        let world = s.team_world();
+        all_on(s, &world, "world", SMALL, &bufs);
+        let evens = world.split_strided(0, 2, n.div_ceil(2) as i64, DEFAULT).unwrap();
+        if let Some(t) = &evens {
+            all_on(s, t, "evens", SMALL, &bufs);
+        }
+        let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
+        all_on(s, &rev, "reversed", SMALL, &bufs);
+        s.barrier_all();
+    });
+}
+
+#[test]
+fn every_collective_on_2d_and_arbitrary_teams() {
+    spmd("every_collective_on_2d_and_arbitrary_teams", PE_COUNTS, |s| {
+        let bufs = Bufs::new(s, 4096);
+        let world = s.team_world();
+        let xr = if s.n_pes() >= 6 { 3 } else { 2 };
+        let (row, col) = world.split_2d(xr, DEFAULT, DEFAULT).unwrap();
+        all_on(s, &row, "row", SMALL, &bufs);
+        all_on(s, &col, "column", SMALL, &bufs);
+        let arb = arbitrary(s);
+        all_on(s, &arb, "arbitrary", SMALL, &bufs);
+        s.barrier_all();
+    });
+}
+
+#[test]
+fn one_mebibyte_on_world_and_reversed() {
+    spmd("one_mebibyte_on_world_and_reversed", &[2, 5], |s| {
+        let n = s.n_pes();
+        let world = s.team_world();
+        let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
+        let len = n << 20;
+        let (a, b): (SymSlice<i32>, SymSlice<i32>) = (s.alloc(len / 4).unwrap(), s.alloc(len / 4).unwrap());
+        let (x, y): (SymSlice<f64>, SymSlice<f64>) = (s.alloc(len / 8).unwrap(), s.alloc(len / 8).unwrap());
+        for (team, name) in [(&world, "world"), (&rev, "reversed")] {
+            let c = Ctx { team, name, me: s.my_pe() };
+            moves(&c, &a, &b, (1 << 20) / 4);
+            reduce(&c, Sum, &a, &b, (1 << 20) / 4, i32::val);
+            reduce(&c, Max, &x, &y, (1 << 20) / 8, f64::val);
+            reduce(&c, Sum, &x, &y, (1 << 20) / 8, f64::val);
+        }
+        s.barrier_all();
+    });
+}
+
+#[test]
+fn concurrent_collectives_on_rows_and_columns_from_two_threads() {
+    spmd("concurrent_collectives_on_rows_and_columns_from_two_threads", &[4, 6], |s| {
+        let world = s.team_world();
+        let (row, col) = world.split_2d(2, DEFAULT, DEFAULT).unwrap();
+        let me = s.my_pe();
+        let bufs = [
+            (s.alloc::<i64>(64).unwrap(), s.alloc::<i64>(64).unwrap()),
+            (s.alloc(64).unwrap(), s.alloc(64).unwrap()),
+        ];
+        std::thread::scope(|sc| {
+            for (team, (src, dst)) in [&row, &col].into_iter().zip(&bufs) {
+                sc.spawn(move || {
+                    for round in 0..200usize {
+                        src.write(0, (me + round) as i64).unwrap();
+                        team.reduce(Sum, dst, src, 1).unwrap();
+                        let want: i64 =
+                            (0..team.n_pes()).map(|i| (team.world_pe(i).unwrap() + round) as i64).sum();
+                        assert_eq!(dst.read(0).unwrap(), want);
+                    }
+                });
+            }
+        });
+        s.barrier_all();
+    });
+}
