@@ -68,16 +68,13 @@ impl Call<'_> {
         nelems: usize,
         pe: c_int,
     ) {
-        let f = if is_put {
-            fcore::rma::iput
-        } else {
-            fcore::rma::iget
-        };
+        let remote = if is_put { fcore::rma::Remote::Dest } else { fcore::rma::Remote::Source };
         // SAFETY: forwarded contract; the remote extent is checked by the core.
         self.check(unsafe {
-            f(
+            fcore::rma::strided(
                 self.rt,
                 self.routine,
+                remote,
                 dest.cast(),
                 src.cast(),
                 elem,

@@ -3,47 +3,16 @@
 
 mod common;
 
-use std::time::Duration;
+use ferroshmem::{Compare, Error, Lock, Signal, SymSlice};
 
-use ferroshmem::{Compare, Error, Lock, Shmem, Signal, SymSlice};
-
-const CHILD: &str = "FERROSHMEM_SPMD_TEST";
 const PE_COUNTS: &[usize] = &[1, 2, 4, 7];
 
 /// Runs `body` as an SPMD program on each PE count: in the parent, launches the jobs; in a PE,
 /// runs the body between init and finalize.
-fn spmd(name: &str, npes: &[usize], body: fn(&Shmem)) {
-    if let Ok(which) = std::env::var(CHILD) {
-        if which == name {
-            let shmem = Shmem::init().expect("init");
-            body(&shmem);
-            shmem.finalize();
-        }
-        return;
-    }
-    let exe = std::env::current_exe().unwrap();
-    for &n in npes {
-        let r = common::run_job(
-            n,
-            &exe,
-            &[name, "--exact", "--nocapture", "--test-threads=1"],
-            &[(CHILD, name)],
-            Duration::from_secs(120),
-        );
-        assert!(!r.timed_out, "{name} at {n} PEs timed out\n{}{}", r.stdout, r.stderr);
-        assert_eq!(
-            r.status,
-            Some(0),
-            "{name} at {n} PEs failed\nstdout:\n{}\nstderr:\n{}",
-            r.stdout,
-            r.stderr
-        );
-    }
-}
 
 #[test]
 fn put_get_p_g_between_neighbours() {
-    spmd("put_get_p_g_between_neighbours", PE_COUNTS, |s| {
+    common::spmd("put_get_p_g_between_neighbours", PE_COUNTS, &[], |s| {
         let (me, n) = (s.my_pe(), s.n_pes());
         let right = (me + 1) % n;
         let left = (me + n - 1) % n;
@@ -68,7 +37,7 @@ fn put_get_p_g_between_neighbours() {
 
 #[test]
 fn atomics_from_every_pe_add_up() {
-    spmd("atomics_from_every_pe_add_up", PE_COUNTS, |s| {
+    common::spmd("atomics_from_every_pe_add_up", PE_COUNTS, &[], |s| {
         let (me, n) = (s.my_pe(), s.n_pes());
         let counters: SymSlice<i64> = s.alloc(4).unwrap();
         for _ in 0..100 {
@@ -105,7 +74,7 @@ fn atomics_from_every_pe_add_up() {
 
 #[test]
 fn put_signal_wakes_a_waiting_neighbour() {
-    spmd("put_signal_wakes_a_waiting_neighbour", PE_COUNTS, |s| {
+    common::spmd("put_signal_wakes_a_waiting_neighbour", PE_COUNTS, &[], |s| {
         let (me, n) = (s.my_pe(), s.n_pes());
         let data: SymSlice<u32> = s.alloc(64).unwrap();
         let sig: SymSlice<u64> = s.alloc(1).unwrap();
@@ -131,7 +100,7 @@ fn put_signal_wakes_a_waiting_neighbour() {
 
 #[test]
 fn lock_protects_a_read_modify_write() {
-    spmd("lock_protects_a_read_modify_write", PE_COUNTS, |s| {
+    common::spmd("lock_protects_a_read_modify_write", PE_COUNTS, &[], |s| {
         let lock = Lock::new(s).unwrap();
         let total: SymSlice<u64> = s.alloc(1).unwrap();
         for _ in 0..50 {
@@ -147,7 +116,7 @@ fn lock_protects_a_read_modify_write() {
 
 #[test]
 fn allocations_are_symmetric_and_errors_are_clear() {
-    spmd("allocations_are_symmetric_and_errors_are_clear", PE_COUNTS, |s| {
+    common::spmd("allocations_are_symmetric_and_errors_are_clear", PE_COUNTS, &[], |s| {
         let n = s.n_pes();
         let a: SymSlice<u8> = s.alloc(100).unwrap();
         let b: SymSlice<f64> = s.alloc(3).unwrap();

@@ -2,49 +2,15 @@
 
 mod common;
 
-use std::time::Duration;
+use ferroshmem::{Error, NewTeams, SymSlice, TeamConfig};
 
-use ferroshmem::{Error, NewTeams, Shmem, SymSlice, TeamConfig};
-
-const CHILD: &str = "FERROSHMEM_SPMD_TEST";
 const PE_COUNTS: &[usize] = &[1, 2, 3, 6, 7, 12];
-
-fn spmd(name: &str, npes: &[usize], env: &[(&str, &str)], body: fn(&Shmem)) {
-    if let Ok(which) = std::env::var(CHILD) {
-        if which == name {
-            let shmem = Shmem::init().expect("init");
-            body(&shmem);
-            shmem.finalize();
-        }
-        return;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let mut env = env.to_vec();
-    env.push((CHILD, name));
-    for &n in npes {
-        let r = common::run_job(
-            n,
-            &exe,
-            &[name, "--exact", "--nocapture", "--test-threads=1"],
-            &env,
-            Duration::from_secs(180),
-        );
-        assert!(!r.timed_out, "{name} at {n} PEs timed out\n{}{}", r.stdout, r.stderr);
-        assert_eq!(
-            r.status,
-            Some(0),
-            "{name} at {n} PEs failed\nstdout:\n{}\nstderr:\n{}",
-            r.stdout,
-            r.stderr
-        );
-    }
-}
 
 const DEFAULT: TeamConfig = TeamConfig { num_contexts: 0 };
 
 #[test]
 fn strided_splits_number_and_translate() {
-    spmd("strided_splits_number_and_translate", PE_COUNTS, &[], |s| {
+    common::spmd("strided_splits_number_and_translate", PE_COUNTS, &[], |s| {
         let (me, n) = (s.my_pe(), s.n_pes());
         let world = s.team_world();
         // Evens (Example 11).
@@ -87,7 +53,7 @@ fn strided_splits_number_and_translate() {
 
 #[test]
 fn invalid_triplets_fail_on_every_pe() {
-    spmd("invalid_triplets_fail_on_every_pe", PE_COUNTS, &[], |s| {
+    common::spmd("invalid_triplets_fail_on_every_pe", PE_COUNTS, &[], |s| {
         let n = s.n_pes() as i64;
         let world = s.team_world();
         for (start, stride, size) in
@@ -116,7 +82,7 @@ fn invalid_triplets_fail_on_every_pe() {
 
 #[test]
 fn split_2d_rows_and_columns() {
-    spmd("split_2d_rows_and_columns", PE_COUNTS, &[], |s| {
+    common::spmd("split_2d_rows_and_columns", PE_COUNTS, &[], |s| {
         let (me, n) = (s.my_pe(), s.n_pes());
         let world = s.team_world();
         for xrange in [1, 2, 3, 5, n as i64, n as i64 + 4] {
@@ -146,7 +112,7 @@ fn split_2d_rows_and_columns() {
 
 #[test]
 fn thousands_of_teams_and_cycles_leak_nothing() {
-    spmd("thousands_of_teams_and_cycles_leak_nothing", &[1, 2, 3, 7], &[], |s| {
+    common::spmd("thousands_of_teams_and_cycles_leak_nothing", &[1, 2, 3, 7], &[], |s| {
         let world = s.team_world();
         let before = s.team_usage();
         for _ in 0..2000 {
@@ -169,7 +135,7 @@ fn thousands_of_teams_and_cycles_leak_nothing() {
 
 #[test]
 fn nonblocking_creation_overlaps_other_collectives() {
-    spmd("nonblocking_creation_overlaps_other_collectives", PE_COUNTS, &[], |s| {
+    common::spmd("nonblocking_creation_overlaps_other_collectives", PE_COUNTS, &[], |s| {
         let n = s.n_pes();
         let world = s.team_world();
         let other = world.split_strided(0, 1, n as i64, DEFAULT).unwrap().unwrap();
@@ -200,39 +166,44 @@ fn nonblocking_creation_overlaps_other_collectives() {
 
 #[test]
 fn checked_mode_names_who_passed_what() {
-    spmd("checked_mode_names_who_passed_what", &[2, 3, 6], &[("SHMEMX_CHECK_COLLECTIVES", "1")], |s| {
-        let me = s.my_pe() as i64;
-        let world = s.team_world();
-        let size = if me == 1 { 1 } else { 2 };
-        let err = world.split_strided(0, 1, size, DEFAULT).unwrap_err().to_string();
-        let n = s.n_pes();
-        let others = match n {
-            2 => "PE 0".to_string(),
-            3 => "PE 0, 2".to_string(),
-            _ => format!("PE 0, 2..{}", n - 1),
-        };
-        let expected = format!(
-            "Team::split_strided on SHMEM_TEAM_WORLD: {others} passed (0, 1, 2), PE 1 passed (0, 1, 1)"
-        );
-        assert!(err.contains(&expected), "{err}\nexpected: {expected}");
-        // A sync against a split: the routines differ.
-        let err = if me == 0 {
-            world.sync().unwrap_err()
-        } else {
-            world.split_strided(0, 1, 1, DEFAULT).unwrap_err()
-        };
-        assert!(
-            err.to_string()
-                .contains("collective calls on SHMEM_TEAM_WORLD do not match: PE 0 called Team::sync()"),
-            "{err}"
-        );
-        world.sync().unwrap();
-    });
+    common::spmd(
+        "checked_mode_names_who_passed_what",
+        &[2, 3, 6],
+        &[("SHMEMX_CHECK_COLLECTIVES", "1")],
+        |s| {
+            let me = s.my_pe() as i64;
+            let world = s.team_world();
+            let size = if me == 1 { 1 } else { 2 };
+            let err = world.split_strided(0, 1, size, DEFAULT).unwrap_err().to_string();
+            let n = s.n_pes();
+            let others = match n {
+                2 => "PE 0".to_string(),
+                3 => "PE 0, 2".to_string(),
+                _ => format!("PE 0, 2..{}", n - 1),
+            };
+            let expected = format!(
+                "Team::split_strided on SHMEM_TEAM_WORLD: {others} passed (0, 1, 2), PE 1 passed (0, 1, 1)"
+            );
+            assert!(err.contains(&expected), "{err}\nexpected: {expected}");
+            // A sync against a split: the routines differ.
+            let err = if me == 0 {
+                world.sync().unwrap_err()
+            } else {
+                world.split_strided(0, 1, 1, DEFAULT).unwrap_err()
+            };
+            assert!(
+                err.to_string()
+                    .contains("collective calls on SHMEM_TEAM_WORLD do not match: PE 0 called Team::sync()"),
+                "{err}"
+            );
+            world.sync().unwrap();
+        },
+    );
 }
 
 #[test]
 fn arbitrary_teams_by_unique_id_two_in_flight() {
-    spmd("arbitrary_teams_by_unique_id_two_in_flight", PE_COUNTS, &[], |s| {
+    common::spmd("arbitrary_teams_by_unique_id_two_in_flight", PE_COUNTS, &[], |s| {
         let (me, n) = (s.my_pe(), s.n_pes());
         // PE 0 draws two ids and puts them into every PE.
         let ids: SymSlice<u64> = s.alloc(2).unwrap();
@@ -291,7 +262,7 @@ fn arbitrary_teams_by_unique_id_two_in_flight() {
 
 #[test]
 fn threads_run_collectives_on_different_teams_at_once() {
-    spmd("threads_run_collectives_on_different_teams_at_once", &[1, 2, 3, 6], &[], |s| {
+    common::spmd("threads_run_collectives_on_different_teams_at_once", &[1, 2, 3, 6], &[], |s| {
         let world = s.team_world();
         let (row, col) = world.split_2d(2, DEFAULT, DEFAULT).unwrap();
         let parent_a = world.split_strided(0, 1, s.n_pes() as i64, DEFAULT).unwrap().unwrap();

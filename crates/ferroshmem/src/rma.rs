@@ -71,48 +71,26 @@ fn strided_extent(
     Ok((lo as isize, hi as isize))
 }
 
-/// Strided put: element i of `src` (stride `sst`) goes to element i of `dest` (stride `dst`).
-///
-/// # Safety
-/// `src` must be readable at every strided element.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn iput(
-    rt: &Runtime,
-    routine: &'static str,
-    dest: *mut u8,
-    src: *const u8,
-    elem: usize,
-    dst: isize,
-    sst: isize,
-    nelems: usize,
-    pe: i64,
-) -> Result<()> {
-    let (lo, hi) = strided_extent(routine, "dst", elem, dst, nelems)?;
-    strided_extent(routine, "sst", elem, sst, nelems)?;
-    let base = rt.translate(routine, (dest as isize + lo) as usize, (hi - lo) as usize, pe)? as isize - lo;
-    for i in 0..nelems as isize {
-        // SAFETY: every target element lies in the extent checked above; source elements are
-        // readable (caller).
-        unsafe {
-            std::ptr::copy(
-                src.offset(i * sst * elem as isize),
-                (base + i * dst * elem as isize) as *mut u8,
-                elem,
-            )
-        };
-    }
-    rt.notify(pe as usize);
-    Ok(())
+/// Which side of a strided copy is remote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Remote {
+    /// A put: the destination is on the other PE.
+    Dest,
+    /// A get: the source is on the other PE.
+    Source,
 }
 
-/// Strided get: element i of the remote `src` (stride `sst`) to element i of `dest` (stride `dst`).
+/// Strided copy (shmem_iput / shmem_iget): element i of `src` (stride `sst` elements) goes to
+/// element i of `dest` (stride `dst`); the `remote` side is on PE `pe` and is checked to be
+/// symmetric over its whole extent.
 ///
 /// # Safety
-/// `dest` must be writable at every strided element.
+/// The local side must be valid (readable for a put, writable for a get) at every strided element.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn iget(
+pub unsafe fn strided(
     rt: &Runtime,
     routine: &'static str,
+    remote: Remote,
     dest: *mut u8,
     src: *const u8,
     elem: usize,
@@ -121,19 +99,25 @@ pub unsafe fn iget(
     nelems: usize,
     pe: i64,
 ) -> Result<()> {
-    let (lo, hi) = strided_extent(routine, "sst", elem, sst, nelems)?;
-    strided_extent(routine, "dst", elem, dst, nelems)?;
-    let base = rt.translate(routine, (src as isize + lo) as usize, (hi - lo) as usize, pe)? as isize - lo;
+    let (dlo, dhi) = strided_extent(routine, "dst", elem, dst, nelems)?;
+    let (slo, shi) = strided_extent(routine, "sst", elem, sst, nelems)?;
+    let (mut dest, mut src) = (dest as isize, src as isize);
+    match remote {
+        Remote::Dest => {
+            dest = rt.translate(routine, (dest + dlo) as usize, (dhi - dlo) as usize, pe)? as isize - dlo
+        }
+        Remote::Source => {
+            src = rt.translate(routine, (src + slo) as usize, (shi - slo) as usize, pe)? as isize - slo
+        }
+    }
+    let e = elem as isize;
     for i in 0..nelems as isize {
-        // SAFETY: every source element lies in the checked extent; destination elements are
-        // writable (caller).
-        unsafe {
-            std::ptr::copy(
-                (base + i * sst * elem as isize) as *const u8,
-                dest.offset(i * dst * elem as isize),
-                elem,
-            )
-        };
+        // SAFETY: the remote elements lie in the extent checked above; the local ones are
+        // valid (caller).
+        unsafe { std::ptr::copy((src + i * sst * e) as *const u8, (dest + i * dst * e) as *mut u8, elem) };
+    }
+    if remote == Remote::Dest {
+        rt.notify(pe as usize);
     }
     Ok(())
 }

@@ -362,40 +362,32 @@ impl Runtime {
         fence(Ordering::SeqCst);
     }
 
-    /// Symmetric allocation: same size on every PE gives the same offset everywhere. Collective:
-    /// ends with a barrier so that no PE uses the block before every PE has it.
-    pub fn sym_alloc(&self, routine: &'static str, size: usize, align: usize) -> Result<Option<usize>> {
-        if size == 0 {
-            self.barrier_all();
-            return Ok(None);
-        }
+    /// Takes `size` bytes from this PE's allocator (no synchronisation).
+    fn alloc_local(&self, routine: &'static str, size: usize, align: usize) -> Result<usize> {
         if !align.is_power_of_two() {
             return Err(Error::invalid(routine, "alignment", format!("{align} is not a power of two")));
         }
-        let result = {
-            let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
-            heap.alloc(size, align).map(|off| self.my_heap + off).ok_or_else(|| Error::OutOfMemory {
-                routine,
-                size,
-                free: heap.free_bytes(),
-                capacity: heap.capacity(),
-            })
-        };
+        let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+        heap.alloc(size, align).map(|off| self.my_heap + off).ok_or_else(|| Error::OutOfMemory {
+            routine,
+            size,
+            free: heap.free_bytes(),
+            capacity: heap.capacity(),
+        })
+    }
+
+    /// Symmetric allocation: same size on every PE gives the same offset everywhere. Collective:
+    /// ends with a barrier so that no PE uses the block before every PE has it. Size 0 gives
+    /// `None` (after the barrier).
+    pub fn sym_alloc(&self, routine: &'static str, size: usize, align: usize) -> Result<Option<usize>> {
+        let result = if size == 0 { Ok(None) } else { self.alloc_local(routine, size, align).map(Some) };
         self.barrier_all();
-        result.map(Some)
+        result
     }
 
     /// [`Self::sym_alloc`] that zeroes the block before the closing barrier.
     pub fn sym_alloc_zeroed(&self, routine: &'static str, size: usize, align: usize) -> Result<usize> {
-        let addr = {
-            let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
-            heap.alloc(size, align).map(|off| self.my_heap + off).ok_or_else(|| Error::OutOfMemory {
-                routine,
-                size,
-                free: heap.free_bytes(),
-                capacity: heap.capacity(),
-            })
-        };
+        let addr = self.alloc_local(routine, size, align);
         if let Ok(a) = addr {
             // SAFETY: a fresh live block of `size` bytes in our mapped heap; no PE can address it
             // before the barrier below.

@@ -151,3 +151,40 @@ pub fn compile_c(source: &Path) -> PathBuf {
     );
     exe
 }
+
+/// Environment variable telling a re-executed test binary which test body to run as a PE.
+pub const SPMD_CHILD: &str = "FERROSHMEM_SPMD_TEST";
+
+/// Runs `body` as an SPMD program under oshrun at each PE count. In the test process it
+/// launches this same test binary (only test `name`, marked by [`SPMD_CHILD`]) as the PEs; in a
+/// PE it runs the body between init and finalize. Every job has a timeout and a leftover check.
+pub fn spmd(name: &str, npes: &[usize], env: &[(&str, &str)], body: fn(&ferroshmem::Shmem)) {
+    if let Ok(which) = std::env::var(SPMD_CHILD) {
+        if which == name {
+            let shmem = ferroshmem::Shmem::init().expect("init");
+            body(&shmem);
+            shmem.finalize();
+        }
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let mut env = env.to_vec();
+    env.push((SPMD_CHILD, name));
+    for &n in npes {
+        let r = run_job(
+            n,
+            &exe,
+            &[name, "--exact", "--nocapture", "--test-threads=1"],
+            &env,
+            Duration::from_secs(180),
+        );
+        assert!(!r.timed_out, "{name} at {n} PEs timed out\n{}{}", r.stdout, r.stderr);
+        assert_eq!(
+            r.status,
+            Some(0),
+            "{name} at {n} PEs failed\nstdout:\n{}\nstderr:\n{}",
+            r.stdout,
+            r.stderr
+        );
+    }
+}

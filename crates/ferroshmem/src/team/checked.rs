@@ -18,8 +18,6 @@ pub const ROUTINES: &[&str] = &[
     "shmem_team_sync",
     "shmem_team_split_strided",
     "shmem_team_split_2d",
-    "shmemx_team_split_strided_nb",
-    "shmemx_team_split_2d_nb",
     "shmem_sync_all",
     "shmem_barrier_all",
     "shmem_broadcast",
@@ -31,6 +29,15 @@ pub const ROUTINES: &[&str] = &[
     "Team::split_strided",
     "Team::split_2d",
     "Team::sync",
+    "shmemx_team_init",
+];
+
+/// Names that are the same collective as another (a blocking call matches its `_nb` form).
+const ALIASES: &[(&str, &str)] = &[
+    ("shmemx_team_split_strided_nb", "shmem_team_split_strided"),
+    ("shmemx_team_split_2d_nb", "shmem_team_split_2d"),
+    ("shmemx_team_init_nb", "shmemx_team_init"),
+    ("Shmem::team_init", "shmemx_team_init"),
 ];
 
 /// Slot words where PEs publish their call when a mismatch is found (after the sync flags and
@@ -49,6 +56,8 @@ pub struct Signature {
 impl Signature {
     /// The signature of `routine(args)`; unknown names count as "unknown routine".
     pub fn new(routine: &str, args: &[i64]) -> Self {
+        let routine =
+            ALIASES.iter().find(|(alias, _)| *alias == routine).map_or(routine, |(_, canonical)| canonical);
         let id = ROUTINES.iter().position(|r| *r == routine).unwrap_or(0);
         Signature { routine: id, args: args.iter().copied().take(MAX_ARGS).collect() }
     }
