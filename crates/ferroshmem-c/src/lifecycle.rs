@@ -14,6 +14,13 @@ fn start(thread_level: ThreadLevel) -> c_int {
             // SAFETY: setvbuf on the process's stdout before any output of this library.
             unsafe { libc_setvbuf_stdout_line() };
             print_info(rt);
+            // A program that returns from main without shmem_finalize still finalizes, on every
+            // PE alike (unless it is leaving through shmem_global_exit).
+            static REGISTERED: std::sync::Once = std::sync::Once::new();
+            // SAFETY: atexit with a plain extern "C" function that never unwinds.
+            REGISTERED.call_once(|| unsafe {
+                atexit(finalize_at_exit);
+            });
             0
         }
         Err(e) => {
@@ -52,7 +59,14 @@ fn print_info(rt: &fcore::runtime::Runtime) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
+extern "C" fn finalize_at_exit() {
+    if let Ok(rt) = runtime::runtime("shmem_finalize") {
+        rt.finalize_at_exit();
+    }
+}
+
 extern "C" {
+    fn atexit(f: extern "C" fn()) -> c_int;
     static mut stdout: *mut std::ffi::c_void;
     fn setvbuf(stream: *mut std::ffi::c_void, buf: *mut c_char, mode: c_int, size: usize) -> c_int;
 }

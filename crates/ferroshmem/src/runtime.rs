@@ -68,6 +68,8 @@ pub struct Runtime {
     static_bases: Vec<usize>,
     allocator: Mutex<SymHeap>,
     finalized: AtomicBool,
+    /// Set by global_exit: atexit handlers must not wait for other PEs.
+    exiting: AtomicBool,
     pub debug: bool,
     /// Checked mode: collective calls are compared across PEs (SHMEM_DEBUG, SHMEMX_CHECK_COLLECTIVES).
     pub checked: bool,
@@ -198,6 +200,7 @@ impl Runtime {
             static_bases,
             allocator: Mutex::new(SymHeap::new(layout.heap_size)),
             finalized: AtomicBool::new(false),
+            exiting: AtomicBool::new(false),
             debug,
             checked,
             teams,
@@ -471,9 +474,18 @@ impl Runtime {
         self.finalized.store(true, Ordering::SeqCst);
     }
 
+    /// Finalizes at process exit if the program did not (C programs register this with atexit);
+    /// nothing when leaving through a global exit, whose other PEs are being stopped anyway.
+    pub fn finalize_at_exit(&self) {
+        if !self.exiting.load(Ordering::SeqCst) && !self.finalized.load(Ordering::SeqCst) {
+            self.finalize();
+        }
+    }
+
     /// Ends the whole job with `status` (shmem_global_exit): recorded for oshrun, which stops
     /// the other PEs, then this process exits (running atexit handlers, flushing stdio).
     pub fn global_exit(&self, status: i32) -> ! {
+        self.exiting.store(true, Ordering::SeqCst);
         HeaderView::new(&self.map).request_exit(self.my_pe, status);
         std::process::exit(status)
     }
