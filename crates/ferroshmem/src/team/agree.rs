@@ -17,24 +17,67 @@ pub const PAYLOAD: usize = MAILBOX_WORDS - 1;
 /// A MAX all-reduce of `PAYLOAD` words over a team, in ceil(log2 n) rounds. Each round sends
 /// the running maximum to member `me + 2^k` and takes the one of `me - 2^k`. Mailboxes are
 /// double-buffered by epoch parity: a sender can be at most one operation ahead of a receiver.
+///
+/// When PEs outnumber cores and the team is small, each member instead publishes its words in
+/// its own mailbox and reads everybody's: every PE then needs to run only twice (publish, then
+/// collect), which is what costs when PEs wait for a core.
 #[derive(Debug)]
 pub struct MaxAllreduce {
     team: Arc<TeamInner>,
     epoch: u64,
     round: usize,
     sent: bool,
+    all_read: bool,
     acc: [u64; PAYLOAD],
 }
 
+/// Largest team that uses the publish-and-read-all form when oversubscribed.
+const ALL_READ_MAX_PES: usize = 16;
+
 impl MaxAllreduce {
     /// Starts an all-reduce of `values` as the team's next collective operation.
-    pub fn start(team: Arc<TeamInner>, values: [u64; PAYLOAD]) -> Self {
+    pub fn start(rt: &Runtime, team: Arc<TeamInner>, values: [u64; PAYLOAD]) -> Self {
         let epoch = team.next_epoch();
-        MaxAllreduce { team, epoch, round: 0, sent: false, acc: values }
+        let n = team.n_pes();
+        let all_read = rt.wait.oversubscribed && n > 1 && n <= ALL_READ_MAX_PES;
+        MaxAllreduce { team, epoch, round: 0, sent: false, all_read, acc: values }
+    }
+
+    /// Publish in our own mailbox, then reduce everybody's once all are there.
+    fn poll_all_read(&mut self, rt: &Runtime) -> bool {
+        let slot = self.team.slot;
+        let mailbox = SLOT_FIXED_WORDS + (self.epoch & 1) as usize * MAILBOX_WORDS;
+        let n = self.team.n_pes();
+        if !self.sent {
+            let mine = &rt.ctrl.slot(rt.my_pe, slot)[mailbox..mailbox + MAILBOX_WORDS];
+            for (w, v) in mine[1..].iter().zip(self.acc) {
+                w.store(v, Ordering::Relaxed);
+            }
+            mine[0].store(self.epoch, Ordering::Release);
+            for i in 0..n {
+                rt.notify(self.team.pes.world_pe(i));
+            }
+            self.sent = true;
+        }
+        let boxes =
+            |i: usize| &rt.ctrl.slot(self.team.pes.world_pe(i), slot)[mailbox..mailbox + MAILBOX_WORDS];
+        if (0..n).any(|i| boxes(i)[0].load(Ordering::Acquire) < self.epoch) {
+            return false;
+        }
+        for i in 0..n {
+            for (a, w) in self.acc.iter_mut().zip(&boxes(i)[1..]) {
+                *a = (*a).max(w.load(Ordering::Relaxed));
+            }
+        }
+        self.round = usize::MAX;
+        true
     }
 
     /// Advances as far as possible without waiting; true when the result is ready.
     pub fn poll(&mut self, rt: &Runtime) -> bool {
+        if self.all_read {
+            return self.round == usize::MAX || self.poll_all_read(rt);
+        }
         let n = self.team.pes.size();
         let me = self.team.my_index;
         let slot = self.team.slot;
@@ -137,7 +180,7 @@ impl SlotAgreement {
             reserved: [None; MAX_AXES],
         };
         let payload = a.propose(rt);
-        a.round = Some(MaxAllreduce::start(a.parent.clone(), payload));
+        a.round = Some(MaxAllreduce::start(rt, a.parent.clone(), payload));
         a
     }
 
@@ -228,7 +271,7 @@ impl SlotAgreement {
             floor = self.candidate[a] + 1;
         }
         let payload = self.propose(rt);
-        self.round = Some(MaxAllreduce::start(self.parent.clone(), payload));
+        self.round = Some(MaxAllreduce::start(rt, self.parent.clone(), payload));
         self.poll(rt)
     }
 

@@ -91,7 +91,7 @@ pub fn check_call(rt: &Runtime, team: &Arc<TeamInner>, signature: &Signature) ->
     let mut payload = [0u64; PAYLOAD];
     payload[HASH_MAX] = h;
     payload[HASH_MIN] = !h;
-    let mut ar = MaxAllreduce::start(team.clone(), payload);
+    let mut ar = MaxAllreduce::start(rt, team.clone(), payload);
     ar.wait(rt);
     let r = ar.result();
     if r[HASH_MAX] == !r[HASH_MIN] {
