@@ -343,3 +343,55 @@ fn concurrent_collectives_on_rows_and_columns_from_two_threads() {
         s.barrier_all();
     });
 }
+
+/// Small (eager) collectives back to back with values that change every round: a PE that ran
+/// ahead must never overwrite data a slower PE still reads.
+#[test]
+fn eager_collectives_back_to_back() {
+    spmd("eager_collectives_back_to_back", &[2, 3, 8], |s| {
+        let (me, n) = (s.my_pe() as i64, s.n_pes());
+        let world = s.team_world();
+        let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
+        let (src, dst): (SymSlice<i64>, SymSlice<i64>) = (s.alloc(4 * n).unwrap(), s.alloc(4 * n).unwrap());
+        for round in 0..400i64 {
+            let team = if round % 5 == 4 { &rev } else { &world };
+            let root = round as usize % n;
+            src.write(0, me * 1000 + round).unwrap();
+            src.write(1, -me - round).unwrap();
+            team.broadcast(&dst, &src, 2, root).unwrap();
+            let wr = team.world_pe(root).unwrap() as i64;
+            assert_eq!(
+                (dst.read(0).unwrap(), dst.read(1).unwrap()),
+                (wr * 1000 + round, -wr - round),
+                "round {round}"
+            );
+            team.reduce(Sum, &dst, &src, 2).unwrap();
+            let total: i64 = (0..n as i64).map(|p| p * 1000 + round).sum();
+            assert_eq!(dst.read(0).unwrap(), total, "sum round {round}");
+            team.fcollect(&dst, &src, 1).unwrap();
+            for j in 0..n {
+                assert_eq!(
+                    dst.read(j).unwrap(),
+                    team.world_pe(j).unwrap() as i64 * 1000 + round,
+                    "fcollect {round}"
+                );
+            }
+            for j in 0..n {
+                src.write(j, me * 100 + j as i64 + round).unwrap();
+            }
+            team.alltoall(&dst, &src, 1).unwrap();
+            let r = team.my_pe() as i64;
+            for j in 0..n {
+                assert_eq!(
+                    dst.read(j).unwrap(),
+                    team.world_pe(j).unwrap() as i64 * 100 + r + round,
+                    "alltoall {round}"
+                );
+            }
+            if round % 7 == 0 {
+                team.sync().unwrap();
+            }
+        }
+        s.barrier_all();
+    });
+}

@@ -27,6 +27,15 @@ pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
 pub const W_ARRIVE: usize = 64;
 /// Slot word where a member publishes a value for the current collective (collect: its count).
 pub const W_WORD: usize = 72;
+/// Slot words (private to their owner) holding the last epoch that wrote scratch 0 and 1.
+pub const W_LAST: usize = 73;
+/// Slot words of the two scratch buffers (by epoch parity) of eager collectives.
+pub const W_SCRATCH: usize = 80;
+/// Words of one scratch buffer.
+pub const SCRATCH_WORDS: usize = 24;
+/// Payloads up to this size go through the scratch buffers (eager: no closing sync).
+pub const EAGER_BYTES: usize = SCRATCH_WORDS * 8;
+const _: () = assert!(W_SCRATCH + 2 * SCRATCH_WORDS <= crate::job::SLOT_FIXED_WORDS);
 
 /// Reductions of at least this many bytes split the index range across the members
 /// (reduce-scatter, then each member writes its chunk to every member).
@@ -46,6 +55,18 @@ pub trait Group {
     fn wait_member(&self, rt: &Runtime, i: usize) -> u64;
     /// Ends the collective: returns once no member reads or writes this PE's buffers.
     fn leave(&mut self, rt: &Runtime);
+    /// Eager entry (every member must make the same choice): copies `len` bytes at `payload`
+    /// into this PE's scratch for this epoch, then enters. Members then read each other's
+    /// scratch ([`Group::scratch`]) after [`Group::wait_member`], and the collective needs no
+    /// closing sync, since no user buffer of another PE is read. False (nothing done) when the
+    /// group has no scratch.
+    fn enter_eager(&mut self, _rt: &Runtime, _payload: usize, _len: usize) -> bool {
+        false
+    }
+    /// Address of member `i`'s scratch for the current (eager) collective.
+    fn scratch(&self, _rt: &Runtime, _i: usize) -> usize {
+        unreachable!("only groups whose enter_eager succeeds have scratch")
+    }
 }
 
 /// A team collective: flags in the team's slot, epochs from the team.
@@ -92,6 +113,37 @@ impl Group for TeamGroup<'_> {
     }
     fn leave(&mut self, rt: &Runtime) {
         self.team.sync_unchecked(rt);
+    }
+    /// Scratch `e % 2` is rewritten at epoch `e` only once every member has entered a
+    /// collective after the last epoch that wrote it (so has finished reading it): a member's
+    /// [`W_ARRIVE`] only grows, and it reads a scratch only while its own epoch is that one.
+    fn enter_eager(&mut self, rt: &Runtime, payload: usize, len: usize) -> bool {
+        debug_assert!(len <= EAGER_BYTES);
+        self.epoch = self.team.next_epoch();
+        let parity = (self.epoch & 1) as usize;
+        let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
+        if len > 0 {
+            let last = mine[W_LAST + parity].load(Ordering::Relaxed);
+            if last != 0 {
+                for i in (0..self.n()).filter(|&i| i != self.me()) {
+                    let pe = self.pe(i);
+                    let arrive = &rt.ctrl.slot(pe, self.team.slot)[W_ARRIVE];
+                    rt.wait_until(pe, || arrive.load(Ordering::Acquire) > last);
+                }
+            }
+            let to = mine[W_SCRATCH + parity * SCRATCH_WORDS..].as_ptr() as usize;
+            // SAFETY: our scratch words (EAGER_BYTES long) are read by other members only
+            // after W_ARRIVE shows this epoch, and nobody still reads the old content (above).
+            unsafe { copy(to, payload, len) };
+            mine[W_LAST + parity].store(self.epoch, Ordering::Relaxed);
+        }
+        mine[W_ARRIVE].store(self.epoch, Ordering::Release);
+        rt.notify(rt.my_pe);
+        true
+    }
+    fn scratch(&self, rt: &Runtime, i: usize) -> usize {
+        let parity = (self.epoch & 1) as usize;
+        rt.ctrl.slot(self.pe(i), self.team.slot)[W_SCRATCH + parity * SCRATCH_WORDS..].as_ptr() as usize
     }
 }
 
@@ -251,6 +303,17 @@ pub fn broadcast(
     }
     at(rt, routine, dest, nbytes, rt.my_pe)?;
     let root_src = at(rt, routine, src, nbytes, g.pe(root))?;
+    if nbytes <= EAGER_BYTES {
+        let len = if g.me() == root { nbytes } else { 0 };
+        if g.enter_eager(rt, src, len) {
+            if g.me() != root || update_root {
+                g.wait_member(rt, root);
+                // SAFETY: the root's scratch holds this epoch's data until we move on.
+                unsafe { copy(dest, g.scratch(rt, root), nbytes) };
+            }
+            return Ok(());
+        }
+    }
     g.enter(rt, 0);
     if g.me() != root || update_root {
         g.wait_member(rt, root);
@@ -274,6 +337,15 @@ pub fn fcollect(
     let n = g.n();
     at(rt, routine, dest, nbytes * n, rt.my_pe)?;
     at(rt, routine, src, nbytes, rt.my_pe)?;
+    if nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes) {
+        for k in 0..n {
+            let i = (g.me() + k) % n;
+            g.wait_member(rt, i);
+            // SAFETY: member i's scratch holds this epoch's block until we move on.
+            unsafe { copy(dest + i * nbytes, g.scratch(rt, i), nbytes) };
+        }
+        return Ok(());
+    }
     g.enter(rt, 0);
     for k in 0..n {
         let i = (g.me() + k) % n;
@@ -350,6 +422,16 @@ pub fn alltoalls(
     at(rt, routine, dest, extent(dst), rt.my_pe)?;
     at(rt, routine, src, extent(sst), rt.my_pe)?;
     let me = g.me();
+    if dst == 1 && sst == 1 && extent(1) <= EAGER_BYTES && g.enter_eager(rt, src, extent(1)) {
+        for k in 0..n {
+            let i = (me + k) % n;
+            g.wait_member(rt, i);
+            let block = nelems * elem;
+            // SAFETY: member i's scratch holds its whole source for this epoch.
+            unsafe { copy(dest + i * block, g.scratch(rt, i) + me * block, block) };
+        }
+        return Ok(());
+    }
     g.enter(rt, 0);
     for k in 0..n {
         let i = (me + k) % n;
@@ -400,6 +482,27 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     let n = g.n();
     let me = g.me();
+    if n > 1 && nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes) {
+        // Small: every member reduces all scratches in member order, straight into dest
+        // (nobody reads our source or dest, so in place needs nothing special).
+        let mut acc = [std::mem::MaybeUninit::<T>::uninit(); EAGER_BYTES];
+        let acc = &mut acc[..count];
+        g.wait_member(rt, 0);
+        // SAFETY: scratch 0 holds `count` elements of T; MaybeUninit<T> has T's layout.
+        unsafe { copy(acc.as_mut_ptr() as usize, g.scratch(rt, 0), nbytes) };
+        // SAFETY: fully initialised just above.
+        let acc: &mut [T] = unsafe { &mut *(acc as *mut [std::mem::MaybeUninit<T>] as *mut [T]) };
+        for i in 1..n {
+            g.wait_member(rt, i);
+            // SAFETY: member i's scratch holds its `count` elements for this epoch; the scratch
+            // words are 8-byte aligned, enough for every reducible type.
+            let theirs = unsafe { std::slice::from_raw_parts(g.scratch(rt, i) as *const T, count) };
+            combine::<T, O>(acc, theirs);
+        }
+        // SAFETY: our own dest, checked above.
+        unsafe { copy(dest, acc.as_ptr() as usize, nbytes) };
+        return Ok(());
+    }
     let srcs: Vec<usize> = (0..n).map(|i| at(rt, routine, src, nbytes, g.pe(i))).collect::<Result<_>>()?;
     g.enter(rt, 0);
     // SAFETY (both paths): a member's source is read only after it entered and is stable

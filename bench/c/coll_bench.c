@@ -1,0 +1,129 @@
+/* Collective latency benchmark: barrier_all, team sync, broadcast, float sum reduction,
+ * fcollect and alltoall at several message sizes. The same source builds with ferroshmem's
+ * oshcc (OpenSHMEM 1.5: team forms on SHMEM_TEAM_WORLD) and with an OpenSHMEM 1.4 library
+ * such as Open MPI's (no teams: the active-set forms with pSync over all PEs).
+ *
+ * Each figure is the median over BATCHES batches of the mean time per operation in a batch,
+ * measured on PE 0 (every batch starts after a barrier). Output, one line per figure:
+ *   coll <name> <bytes> <npes> <median microseconds>
+ * Usage: coll_bench [max_bytes]   (default 65536; sizes 8, 64, 512, 4096, 32768, 65536, ...) */
+#include <shmem.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BATCHES 15
+
+#if defined(SHMEM_TEAM_WORLD)
+#define HAVE_TEAMS 1
+#else
+#define HAVE_TEAMS 0
+#endif
+
+static long psync[2][SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE
+                         ? (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE
+                                                                               : SHMEM_ALLTOALL_SYNC_SIZE)
+                         : (SHMEM_COLLECT_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_COLLECT_SYNC_SIZE
+                                                                                : SHMEM_ALLTOALL_SYNC_SIZE)];
+static int me, npes;
+static char *src, *dst;
+static float *pwrk;
+static unsigned it;
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static long *next_psync(void) { return psync[it++ & 1]; }
+
+static void op_barrier(size_t n) { (void)n; shmem_barrier_all(); }
+
+static void op_sync(size_t n) {
+    (void)n;
+#if HAVE_TEAMS
+    shmem_team_sync(SHMEM_TEAM_WORLD);
+#else
+    shmem_sync_all();
+#endif
+}
+
+static void op_broadcast(size_t n) {
+#if HAVE_TEAMS
+    shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, n, 0);
+#else
+    shmem_broadcast64(dst, src, n / 8, 0, 0, 0, npes, next_psync());
+#endif
+}
+
+static void op_reduce(size_t n) {
+#if HAVE_TEAMS
+    shmem_float_sum_reduce(SHMEM_TEAM_WORLD, (float *)dst, (const float *)src, n / 4);
+#else
+    shmem_float_sum_to_all((float *)dst, (float *)src, (int)(n / 4), 0, 0, npes, pwrk, next_psync());
+#endif
+}
+
+static void op_fcollect(size_t n) {
+#if HAVE_TEAMS
+    shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, n);
+#else
+    shmem_fcollect64(dst, src, n / 8, 0, 0, npes, next_psync());
+#endif
+}
+
+/* n bytes per destination PE. */
+static void op_alltoall(size_t n) {
+#if HAVE_TEAMS
+    shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, n);
+#else
+    shmem_alltoall64(dst, src, n / 8, 0, 0, npes, next_psync());
+#endif
+}
+
+static void bench(const char *name, void (*op)(size_t), size_t bytes) {
+    int reps = bytes <= 4096 ? (npes > 2 ? 200 : 2000) : (npes > 2 ? 40 : 200);
+    double t[BATCHES];
+    for (int i = 0; i < reps / 4 + 1; i++) op(bytes); /* warm up */
+    for (int b = 0; b < BATCHES; b++) {
+        shmem_barrier_all();
+        double t0 = now_us();
+        for (int i = 0; i < reps; i++) op(bytes);
+        t[b] = (now_us() - t0) / reps;
+    }
+    qsort(t, BATCHES, sizeof t[0], cmp_double);
+    if (me == 0) printf("coll %s %zu %d %.3f\n", name, bytes, npes, t[BATCHES / 2]);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    size_t max_bytes = argc > 1 ? (size_t)atol(argv[1]) : 65536;
+    for (int k = 0; k < SHMEM_REDUCE_SYNC_SIZE; k++) psync[0][k] = psync[1][k] = SHMEM_SYNC_VALUE;
+    src = shmem_malloc(max_bytes * (size_t)npes);
+    dst = shmem_malloc(max_bytes * (size_t)npes);
+    pwrk = shmem_malloc((max_bytes / 8 + SHMEM_REDUCE_MIN_WRKDATA_SIZE) * sizeof(float));
+    memset(src, me, max_bytes * (size_t)npes);
+    shmem_barrier_all();
+    bench("barrier_all", op_barrier, 0);
+    bench("team_sync", op_sync, 0);
+    for (size_t b = 8; b <= max_bytes; b *= 8) {
+        bench("broadcast", op_broadcast, b);
+        bench("reduce_sum_float", op_reduce, b);
+        bench("fcollect", op_fcollect, b);
+        bench("alltoall", op_alltoall, b);
+        if (b < 65536 && b * 8 > 65536 && max_bytes >= 65536) b = 65536 / 8; /* always include 64 KiB */
+    }
+    shmem_barrier_all();
+    shmem_finalize();
+    return 0;
+}
