@@ -43,15 +43,9 @@ pub extern "C" fn shmem_malloc_with_hints(size: usize, hints: c_long) -> *mut c_
     // Every hint is satisfied by ordinary symmetric memory on one machine (atomics and signals
     // are hardware operations on it); unknown hints are ignored, as the specification allows.
     if hints & !(MALLOC_ATOMICS_REMOTE | MALLOC_SIGNAL_REMOTE) != 0 {
-        crate::debug_report(
-            rt,
-            format_args!("shmem_malloc_with_hints: unknown hints {hints:#x} ignored"),
-        );
+        crate::debug_report(rt, format_args!("shmem_malloc_with_hints: unknown hints {hints:#x} ignored"));
     }
-    to_ptr(
-        rt,
-        rt.sym_alloc("shmem_malloc_with_hints", size, MALLOC_ALIGN),
-    )
+    to_ptr(rt, rt.sym_alloc("shmem_malloc_with_hints", size, MALLOC_ALIGN))
 }
 
 #[no_mangle]
@@ -70,11 +64,7 @@ pub extern "C" fn shmem_calloc(count: usize, size: usize) -> *mut c_void {
         None => {
             // Every PE passes the same arguments, so every PE ends here: still collective.
             rt.barrier_all();
-            Err(fcore::Error::invalid(
-                routine,
-                "count",
-                format!("{count} elements of {size} bytes overflow"),
-            ))
+            Err(fcore::Error::invalid(routine, "count", format!("{count} elements of {size} bytes overflow")))
         }
     };
     to_ptr(rt, result)

@@ -48,16 +48,10 @@ impl Call<'_> {
             return;
         }
         if ivars == 0 || ivars & (size - 1) != 0 {
-            self.invalid(
-                argument,
-                format!("{ivars:#x} is null or not aligned to {size} bytes"),
-            );
+            self.invalid(argument, format!("{ivars:#x} is null or not aligned to {size} bytes"));
         }
         let len = self.bytes(nelems, size);
-        self.check(
-            self.rt
-                .translate(self.routine, ivars, len, self.rt.my_pe as i64),
-        );
+        self.check(self.rt.translate(self.routine, ivars, len, self.rt.my_pe as i64));
     }
 }
 
@@ -89,14 +83,7 @@ unsafe fn run<S: SyncWord>(
     if nelems > 0 && indices.is_null() && matches!(what, What::WaitSome | What::TestSome) {
         c.invalid("indices", "null array of indices");
     }
-    let set = WaitSet {
-        ivars,
-        nelems,
-        status,
-        cmp,
-        values,
-        vector,
-    };
+    let set = WaitSet { ivars, nelems, status, cmp, values, vector };
     // SAFETY: the arrays are valid for nelems (caller); ivars checked to be aligned, mapped words.
     unsafe {
         match what {
@@ -195,17 +182,11 @@ pub unsafe extern "C" fn shmem_wait(ivar: *mut c_long, cmp_value: c_long) {
 pub unsafe extern "C" fn shmem_signal_fetch(sig_addr: *const u64) -> u64 {
     let c = Call::default("shmem_signal_fetch");
     // SAFETY: the core checks that the word is symmetric and aligned; PE is this PE.
-    c.check(unsafe {
-        fcore::atomic::amo(c.rt, c.routine, sig_addr, c.rt.my_pe as i64, AmoOp::Fetch)
-    })
+    c.check(unsafe { fcore::atomic::amo(c.rt, c.routine, sig_addr, c.rt.my_pe as i64, AmoOp::Fetch) })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn shmem_signal_wait_until(
-    sig_addr: *mut u64,
-    cmp: c_int,
-    cmp_value: u64,
-) -> u64 {
+pub unsafe extern "C" fn shmem_signal_wait_until(sig_addr: *mut u64, cmp: c_int, cmp_value: u64) -> u64 {
     let c = Call::default("shmem_signal_wait_until");
     c.check_watched("sig_addr", sig_addr as usize, 1, 8);
     let cmp = c.check(Cmp::from_c(c.routine, cmp));

@@ -25,30 +25,10 @@ impl Call<'_> {
     /// # Safety
     /// The local side must be valid for `nbytes`.
     #[inline]
-    pub unsafe fn copy(
-        &self,
-        is_put: bool,
-        dest: *mut c_void,
-        src: *const c_void,
-        nbytes: usize,
-        pe: c_int,
-    ) {
-        let f = if is_put {
-            fcore::rma::put
-        } else {
-            fcore::rma::get
-        };
+    pub unsafe fn copy(&self, is_put: bool, dest: *mut c_void, src: *const c_void, nbytes: usize, pe: c_int) {
+        let f = if is_put { fcore::rma::put } else { fcore::rma::get };
         // SAFETY: forwarded contract; the remote side is checked by the core.
-        self.check(unsafe {
-            f(
-                self.rt,
-                self.routine,
-                dest.cast(),
-                src.cast(),
-                nbytes,
-                self.pe(pe),
-            )
-        })
+        self.check(unsafe { f(self.rt, self.routine, dest.cast(), src.cast(), nbytes, self.pe(pe)) })
     }
 
     /// Strided put or get of `nelems` elements of `elem` bytes.
