@@ -389,7 +389,13 @@ fn eager_collectives_back_to_back() {
                 );
             }
             if round % 7 == 0 {
+                // An eager collective, a sync (an epoch without scratch), then one of the same
+                // parity: every PE rewrites its scratch while the others are about to.
+                team.reduce(Sum, &dst, &src, 1).unwrap();
                 team.sync().unwrap();
+                team.reduce(Max, &dst, &src, 1).unwrap();
+                let want = (0..n as i64).map(|p| p * 100 + round).max().unwrap();
+                assert_eq!(dst.read(0).unwrap(), want, "max after sync {round}");
             }
         }
         s.barrier_all();

@@ -29,6 +29,9 @@ pub const W_ARRIVE: usize = 64;
 pub const W_WORD: usize = 72;
 /// Slot words (private to their owner) holding the last epoch that wrote scratch 0 and 1.
 pub const W_LAST: usize = 73;
+/// Slot word where a member publishes the epoch of the collective it has started (set before
+/// any wait, so a PE waiting for it never waits on a PE that waits for it).
+pub const W_ENTER: usize = 75;
 /// Slot words of the two scratch buffers (by epoch parity) of eager collectives.
 pub const W_SCRATCH: usize = 80;
 /// Words of one scratch buffer.
@@ -100,6 +103,7 @@ impl Group for TeamGroup<'_> {
         self.epoch = self.team.next_epoch();
         let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
         mine[W_WORD].store(word, Ordering::Relaxed);
+        mine[W_ENTER].store(self.epoch, Ordering::Relaxed);
         // Release: the caller's source writes and the word are visible before the flag.
         mine[W_ARRIVE].store(self.epoch, Ordering::Release);
         rt.notify(rt.my_pe);
@@ -114,21 +118,24 @@ impl Group for TeamGroup<'_> {
     fn leave(&mut self, rt: &Runtime) {
         self.team.sync_unchecked(rt);
     }
-    /// Scratch `e % 2` is rewritten at epoch `e` only once every member has entered a
+    /// Scratch `e % 2` is rewritten at epoch `e` only once every member has started a
     /// collective after the last epoch that wrote it (so has finished reading it): a member's
-    /// [`W_ARRIVE`] only grows, and it reads a scratch only while its own epoch is that one.
+    /// [`W_ENTER`] only grows, and it reads a scratch only while its own epoch is that one.
+    /// [`W_ENTER`] is set before this wait, so two PEs never wait for each other here.
     fn enter_eager(&mut self, rt: &Runtime, payload: usize, len: usize) -> bool {
         debug_assert!(len <= EAGER_BYTES);
         self.epoch = self.team.next_epoch();
         let parity = (self.epoch & 1) as usize;
         let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
+        mine[W_ENTER].store(self.epoch, Ordering::Release);
+        rt.notify(rt.my_pe);
         if len > 0 {
             let last = mine[W_LAST + parity].load(Ordering::Relaxed);
             if last != 0 {
                 for i in (0..self.n()).filter(|&i| i != self.me()) {
                     let pe = self.pe(i);
-                    let arrive = &rt.ctrl.slot(pe, self.team.slot)[W_ARRIVE];
-                    rt.wait_until(pe, || arrive.load(Ordering::Acquire) > last);
+                    let enter = &rt.ctrl.slot(pe, self.team.slot)[W_ENTER];
+                    rt.wait_until(pe, || enter.load(Ordering::Acquire) > last);
                 }
             }
             let to = mine[W_SCRATCH + parity * SCRATCH_WORDS..].as_ptr() as usize;
