@@ -3,8 +3,12 @@
  * oshcc (OpenSHMEM 1.5: team forms on SHMEM_TEAM_WORLD) and with an OpenSHMEM 1.4 library
  * such as Open MPI's (no teams: the active-set forms with pSync over all PEs).
  *
- * Each figure is the median over BATCHES batches of the mean time per operation in a batch,
- * measured on PE 0 (every batch starts after a barrier). Output, one line per figure:
+ * Each figure is the median over BATCHES batches of the time per operation in a batch of REPS
+ * back-to-back operations, measured on PE 0 from a barrier to the barrier that follows the
+ * batch: the operations must have completed on every PE, so a root that returns early (a
+ * one-sided broadcast) does not look faster than the collective really is. The closing barrier
+ * adds barrier/REPS to each figure. barrier_all and team sync are timed the same way.
+ * Output, one line per figure:
  *   coll <name> <bytes> <npes> <median microseconds>
  * Usage: coll_bench [max_bytes]   (default 65536; sizes 8, 64, 512, 4096, 32768, 65536, ...) */
 #include <shmem.h>
@@ -96,6 +100,7 @@ static void bench(const char *name, void (*op)(size_t), size_t bytes) {
         shmem_barrier_all();
         double t0 = now_us();
         for (int i = 0; i < reps; i++) op(bytes);
+        shmem_barrier_all();
         t[b] = (now_us() - t0) / reps;
     }
     qsort(t, BATCHES, sizeof t[0], cmp_double);

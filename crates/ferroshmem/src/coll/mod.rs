@@ -66,6 +66,13 @@ pub trait Group {
     fn enter_eager(&mut self, _rt: &Runtime, _payload: usize, _len: usize) -> bool {
         false
     }
+    /// Before reading every member's scratch: with more PEs than cores, one central sync
+    /// (each PE scheduled once to arrive, once to leave) costs less than waiting on each
+    /// member's flag in turn; otherwise nothing (the flags are checked one by one).
+    fn all_entered(&mut self, _rt: &Runtime) {}
+    /// After an eager broadcast: keeps eager collectives two epochs long when oversubscribed
+    /// (as the others are with their sync), so consecutive ones alternate scratch buffers.
+    fn pad_epoch(&mut self, _rt: &Runtime) {}
     /// Address of member `i`'s scratch for the current (eager) collective.
     fn scratch(&self, _rt: &Runtime, _i: usize) -> usize {
         unreachable!("only groups whose enter_eager succeeds have scratch")
@@ -83,6 +90,14 @@ impl<'a> TeamGroup<'a> {
     /// The next collective of `team`.
     pub fn new(team: &'a TeamInner) -> Self {
         TeamGroup { team, epoch: 0 }
+    }
+
+    /// Scratch buffer of the current epoch. Any function of the epoch is correct (reuse waits
+    /// for the readers); this one alternates between consecutive eager collectives, which
+    /// take one epoch each, or two when oversubscribed.
+    fn buffer(&self, rt: &Runtime) -> usize {
+        let e = if rt.wait.oversubscribed { self.epoch >> 1 } else { self.epoch };
+        (e & 1) as usize
     }
 }
 
@@ -125,7 +140,7 @@ impl Group for TeamGroup<'_> {
     fn enter_eager(&mut self, rt: &Runtime, payload: usize, len: usize) -> bool {
         debug_assert!(len <= EAGER_BYTES);
         self.epoch = self.team.next_epoch();
-        let parity = (self.epoch & 1) as usize;
+        let parity = self.buffer(rt);
         let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
         mine[W_ENTER].store(self.epoch, Ordering::Release);
         rt.notify(rt.my_pe);
@@ -148,8 +163,18 @@ impl Group for TeamGroup<'_> {
         rt.notify(rt.my_pe);
         true
     }
+    fn all_entered(&mut self, rt: &Runtime) {
+        if rt.wait.oversubscribed {
+            self.team.sync_unchecked(rt);
+        }
+    }
+    fn pad_epoch(&mut self, rt: &Runtime) {
+        if rt.wait.oversubscribed {
+            self.team.next_epoch();
+        }
+    }
     fn scratch(&self, rt: &Runtime, i: usize) -> usize {
-        let parity = (self.epoch & 1) as usize;
+        let parity = self.buffer(rt);
         rt.ctrl.slot(self.pe(i), self.team.slot)[W_SCRATCH + parity * SCRATCH_WORDS..].as_ptr() as usize
     }
 }
@@ -318,6 +343,7 @@ pub fn broadcast(
                 // SAFETY: the root's scratch holds this epoch's data until we move on.
                 unsafe { copy(dest, g.scratch(rt, root), nbytes) };
             }
+            g.pad_epoch(rt);
             return Ok(());
         }
     }
@@ -345,6 +371,7 @@ pub fn fcollect(
     at(rt, routine, dest, nbytes * n, rt.my_pe)?;
     at(rt, routine, src, nbytes, rt.my_pe)?;
     if nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes) {
+        g.all_entered(rt);
         for k in 0..n {
             let i = (g.me() + k) % n;
             g.wait_member(rt, i);
@@ -430,6 +457,7 @@ pub fn alltoalls(
     at(rt, routine, src, extent(sst), rt.my_pe)?;
     let me = g.me();
     if dst == 1 && sst == 1 && extent(1) <= EAGER_BYTES && g.enter_eager(rt, src, extent(1)) {
+        g.all_entered(rt);
         for k in 0..n {
             let i = (me + k) % n;
             g.wait_member(rt, i);
@@ -490,6 +518,7 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     let n = g.n();
     let me = g.me();
     if n > 1 && nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes) {
+        g.all_entered(rt);
         // Small: every member reduces all scratches in member order, straight into dest
         // (nobody reads our source or dest, so in place needs nothing special).
         let mut acc = [std::mem::MaybeUninit::<T>::uninit(); EAGER_BYTES];

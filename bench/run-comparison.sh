@@ -1,0 +1,70 @@
+#!/bin/sh
+# Builds bench/c/coll_bench.c with ferroshmem's oshcc and with Open MPI's (Debian packages
+# openmpi-bin libopenmpi-dev), runs both at 2, 4 and 8 PEs in this one session (alternating,
+# ROUNDS times, keeping each figure's median), and writes
+#   target/bench/coll-comparison.md   (markdown table: both columns and the ratio)
+#   target/bench/coll-raw.txt         (every "coll" line of every run)
+#   target/bench/coll-latency.png     (latency against message size, if matplotlib is there)
+# Usage: bench/run-comparison.sh [max_bytes]   (default 65536). Run from the repository root
+# after `cargo build --release`.
+set -eu
+MAX=${1:-65536}
+ROUNDS=${ROUNDS:-3}
+OUT=target/bench
+mkdir -p "$OUT"
+target/release/oshcc -O2 bench/c/coll_bench.c -o "$OUT/coll_bench_ferro"
+/usr/bin/oshcc -O2 bench/c/coll_bench.c -o "$OUT/coll_bench_ompi"
+RAW="$OUT/coll-raw.txt"
+: > "$RAW"
+for r in $(seq 1 "$ROUNDS"); do
+    for n in 2 4 8; do
+        target/release/oshrun -n "$n" "$OUT/coll_bench_ferro" "$MAX" | sed 's/^coll /ferroshmem /' >> "$RAW"
+        # Open MPI's OSHMEM crashes at exit after printing: keep its output, ignore its status.
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_osc='^rdma' \
+            timeout 600 /usr/bin/oshrun -np "$n" --oversubscribe "$OUT/coll_bench_ompi" "$MAX" 2>/dev/null |
+            grep '^coll ' | sed 's/^coll /openmpi /' >> "$RAW" || true
+    done
+done
+python3 - "$RAW" "$OUT" <<'EOF'
+import sys, statistics, collections
+raw, out = sys.argv[1], sys.argv[2]
+d = collections.defaultdict(list)
+for line in open(raw):
+    impl, name, size, n, us = line.split()
+    d[(impl, name, int(size), int(n))].append(float(us))
+med = {k: statistics.median(v) for k, v in d.items()}
+keys = sorted({(k[1], k[2], k[3]) for k in med}, key=lambda k: (k[0] not in ("barrier_all", "team_sync"), k[0], k[1], k[2]))
+rows = ["| operation | bytes | PEs | ferroshmem µs | Open MPI µs | ratio |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+for name, size, n in keys:
+    f, o = med.get(("ferroshmem", name, size, n)), med.get(("openmpi", name, size, n))
+    if f is None or o is None:
+        continue
+    rows.append(f"| {name} | {size} | {n} | {f:.3f} | {o:.3f} | {f / o:.2f} |")
+open(f"{out}/coll-comparison.md", "w").write("\n".join(rows) + "\n")
+print("\n".join(rows))
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("matplotlib not installed: no plot", file=sys.stderr)
+    sys.exit(0)
+ops = ["broadcast", "reduce_sum_float", "fcollect", "alltoall"]
+fig, axes = plt.subplots(1, 4, figsize=(18, 4.5), sharey=True)
+for ax, op in zip(axes, ops):
+    for impl, style in (("ferroshmem", "-o"), ("openmpi", "--s")):
+        for n in (2, 4, 8):
+            pts = sorted((s, v) for (i, name, s, m), v in med.items() if i == impl and name == op and m == n)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=f"{impl} {n} PEs")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_title(op)
+    ax.set_xlabel("bytes per PE")
+    ax.grid(True, which="both", alpha=0.3)
+axes[0].set_ylabel("latency (µs, median)")
+axes[-1].legend(fontsize=7)
+fig.tight_layout()
+fig.savefig(f"{out}/coll-latency.png", dpi=110)
+print(f"wrote {out}/coll-latency.png")
+EOF
