@@ -7,41 +7,14 @@
 mod common;
 
 use std::fmt::Debug;
-use std::time::Duration;
 
 use ferroshmem::coll::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
 use ferroshmem::{Shmem, SymSlice, Symmetric, Team, TeamConfig};
 
-const CHILD: &str = "FERROSHMEM_SPMD_TEST";
 const PE_COUNTS: &[usize] = &[1, 2, 3, 5, 8, 12];
 
 fn spmd(name: &str, npes: &[usize], body: fn(&Shmem)) {
-    if let Ok(which) = std::env::var(CHILD) {
-        if which == name {
-            let shmem = Shmem::init().expect("init");
-            body(&shmem);
-            shmem.finalize();
-        }
-        return;
-    }
-    let exe = std::env::current_exe().unwrap();
-    for &n in npes {
-        let r = common::run_job(
-            n,
-            &exe,
-            &[name, "--exact", "--nocapture", "--test-threads=1"],
-            &[(CHILD, name)],
-            Duration::from_secs(240),
-        );
-        assert!(!r.timed_out, "{name} at {n} PEs timed out\n{}{}", r.stdout, r.stderr);
-        assert_eq!(
-            r.status,
-            Some(0),
-            "{name} at {n} PEs failed\nstdout:\n{}\nstderr:\n{}",
-            r.stdout,
-            r.stderr
-        );
-    }
+    common::spmd(name, npes, &[], body)
 }
 
 const DEFAULT: TeamConfig = TeamConfig { num_contexts: 0 };
@@ -352,7 +325,23 @@ fn eager_collectives_back_to_back() {
         let (me, n) = (s.my_pe() as i64, s.n_pes());
         let world = s.team_world();
         let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
-        let (src, dst): (SymSlice<i64>, SymSlice<i64>) = (s.alloc(4 * n).unwrap(), s.alloc(4 * n).unwrap());
+        let (src, dst): (SymSlice<i64>, SymSlice<i64>) =
+            (s.alloc((4 * n).max(24)).unwrap(), s.alloc((4 * n).max(24)).unwrap());
+        // A stream of broadcasts from one root, nothing else between: the root runs ahead of
+        // the others through the scratch ring, and must never overwrite an unread entry.
+        for len in [1usize, 3, 8, 24] {
+            for round in 0..300i64 {
+                if me == 0 {
+                    for k in 0..len {
+                        src.write(k, round * 10 + k as i64).unwrap();
+                    }
+                }
+                world.broadcast(&dst, &src, len, 0).unwrap();
+                for k in 0..len {
+                    assert_eq!(dst.read(k).unwrap(), round * 10 + k as i64, "stream len {len} round {round}");
+                }
+            }
+        }
         for round in 0..400i64 {
             let team = if round % 5 == 4 { &rev } else { &world };
             let root = round as usize % n;

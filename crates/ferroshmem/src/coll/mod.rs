@@ -27,18 +27,20 @@ pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
 pub const W_ARRIVE: usize = 64;
 /// Slot word where a member publishes a value for the current collective (collect: its count).
 pub const W_WORD: usize = 72;
-/// Slot words (private to their owner) holding the last epoch that wrote scratch 0 and 1.
+/// Slot words (private to their owner): the last epoch that wrote this PE's scratch, and the
+/// entry size (words) of that write.
 pub const W_LAST: usize = 73;
 /// Slot word where a member publishes the epoch of the collective it has started (set before
 /// any wait, so a PE waiting for it never waits on a PE that waits for it).
 pub const W_ENTER: usize = 75;
-/// Slot words of the two scratch buffers (by epoch parity) of eager collectives.
+/// Slot words of the scratch ring of eager collectives.
 pub const W_SCRATCH: usize = 80;
-/// Words of one scratch buffer.
-pub const SCRATCH_WORDS: usize = 24;
-/// Payloads up to this size go through the scratch buffers (eager: no closing sync).
-pub const EAGER_BYTES: usize = SCRATCH_WORDS * 8;
-const _: () = assert!(W_SCRATCH + 2 * SCRATCH_WORDS <= crate::job::SLOT_FIXED_WORDS);
+/// Words of the scratch ring: entries of the payload's size, one per eager collective in turn.
+pub const SCRATCH_WORDS: usize = 48;
+/// Payloads up to this size go through the scratch ring (eager: no closing sync); the ring then
+/// holds at least two entries.
+pub const EAGER_BYTES: usize = SCRATCH_WORDS / 2 * 8;
+const _: () = assert!(W_SCRATCH + SCRATCH_WORDS <= crate::job::SLOT_FIXED_WORDS);
 
 /// Reductions of at least this many bytes split the index range across the members
 /// (reduce-scatter, then each member writes its chunk to every member).
@@ -58,12 +60,13 @@ pub trait Group {
     fn wait_member(&self, rt: &Runtime, i: usize) -> u64;
     /// Ends the collective: returns once no member reads or writes this PE's buffers.
     fn leave(&mut self, rt: &Runtime);
-    /// Eager entry (every member must make the same choice): copies `len` bytes at `payload`
+    /// Eager entry (every member must make the same choice, with the same `common`, the
+    /// payload size of a member that has one): copies `len` bytes (0 or `common`) at `payload`
     /// into this PE's scratch for this epoch, then enters. Members then read each other's
     /// scratch ([`Group::scratch`]) after [`Group::wait_member`], and the collective needs no
     /// closing sync, since no user buffer of another PE is read. False (nothing done) when the
     /// group has no scratch.
-    fn enter_eager(&mut self, _rt: &Runtime, _payload: usize, _len: usize) -> bool {
+    fn enter_eager(&mut self, _rt: &Runtime, _payload: usize, _len: usize, _common: usize) -> bool {
         false
     }
     /// Before reading every member's scratch: with more PEs than cores, one central sync
@@ -84,20 +87,30 @@ pub trait Group {
 pub struct TeamGroup<'a> {
     team: &'a TeamInner,
     epoch: u64,
+    /// Words of a scratch entry in the current eager collective.
+    entry_words: usize,
 }
 
 impl<'a> TeamGroup<'a> {
     /// The next collective of `team`.
     pub fn new(team: &'a TeamInner) -> Self {
-        TeamGroup { team, epoch: 0 }
+        TeamGroup { team, epoch: 0, entry_words: 1 }
     }
 
-    /// Scratch buffer of the current epoch. Any function of the epoch is correct (reuse waits
-    /// for the readers); this one alternates between consecutive eager collectives, which
-    /// take one epoch each, or two when oversubscribed.
-    fn buffer(&self, rt: &Runtime) -> usize {
-        let e = if rt.wait.oversubscribed { self.epoch >> 1 } else { self.epoch };
-        (e & 1) as usize
+    /// Epochs per eager collective, as a shift: one, or two when oversubscribed (the central
+    /// sync or [`Group::pad_epoch`]), so consecutive eager collectives have consecutive blocks.
+    fn shift(rt: &Runtime) -> u32 {
+        u32::from(rt.wait.oversubscribed)
+    }
+
+    /// Entries in the ring at the current entry size.
+    fn depth(&self) -> u64 {
+        (SCRATCH_WORDS / self.entry_words) as u64
+    }
+
+    /// First word of the current epoch's entry.
+    fn entry(&self, rt: &Runtime) -> usize {
+        ((self.epoch >> Self::shift(rt)) % self.depth()) as usize * self.entry_words
     }
 }
 
@@ -133,31 +146,43 @@ impl Group for TeamGroup<'_> {
     fn leave(&mut self, rt: &Runtime) {
         self.team.sync_unchecked(rt);
     }
-    /// Scratch `e % 2` is rewritten at epoch `e` only once every member has started a
-    /// collective after the last epoch that wrote it (so has finished reading it): a member's
-    /// [`W_ENTER`] only grows, and it reads a scratch only while its own epoch is that one.
-    /// [`W_ENTER`] is set before this wait, so two PEs never wait for each other here.
-    fn enter_eager(&mut self, rt: &Runtime, payload: usize, len: usize) -> bool {
-        debug_assert!(len <= EAGER_BYTES);
+    /// The scratch is a ring of entries of the payload's size, the entry chosen by the epoch's
+    /// block (epoch >> shift). Before writing an entry, this PE waits until every member has
+    /// started a collective after the last one that could have written the entry's words (a
+    /// member reads an entry only during its own epoch, and [`W_ENTER`] only grows): with the
+    /// same entry size as its previous write, the entry was last written `depth` blocks ago;
+    /// with another size, any earlier write may overlap, so it waits past the last one.
+    /// [`W_ENTER`] is set before this wait, so two PEs never wait for each other here. A small
+    /// broadcast root can thus run up to `depth` operations ahead of the slowest member.
+    fn enter_eager(&mut self, rt: &Runtime, payload: usize, len: usize, common: usize) -> bool {
+        debug_assert!(len <= EAGER_BYTES && common <= EAGER_BYTES);
         self.epoch = self.team.next_epoch();
-        let parity = self.buffer(rt);
+        self.entry_words = common.div_ceil(8).max(1);
         let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
         mine[W_ENTER].store(self.epoch, Ordering::Release);
         rt.notify(rt.my_pe);
         if len > 0 {
-            let last = mine[W_LAST + parity].load(Ordering::Relaxed);
-            if last != 0 {
+            let (last, last_words) =
+                (mine[W_LAST].load(Ordering::Relaxed), mine[W_LAST + 1].load(Ordering::Relaxed));
+            let shift = Self::shift(rt);
+            let need = if last_words == self.entry_words as u64 {
+                ((self.epoch >> shift) + 1).saturating_sub(self.depth()) << shift
+            } else {
+                last + 1
+            };
+            if need > 1 {
                 for i in (0..self.n()).filter(|&i| i != self.me()) {
                     let pe = self.pe(i);
                     let enter = &rt.ctrl.slot(pe, self.team.slot)[W_ENTER];
-                    rt.wait_until(pe, || enter.load(Ordering::Acquire) > last);
+                    rt.wait_until(pe, || enter.load(Ordering::Acquire) >= need);
                 }
             }
-            let to = mine[W_SCRATCH + parity * SCRATCH_WORDS..].as_ptr() as usize;
-            // SAFETY: our scratch words (EAGER_BYTES long) are read by other members only
-            // after W_ARRIVE shows this epoch, and nobody still reads the old content (above).
+            let to = mine[W_SCRATCH + self.entry(rt)..].as_ptr() as usize;
+            // SAFETY: the entry lies in our scratch words; other members read it only after
+            // W_ARRIVE shows this epoch, and nobody still reads its old content (above).
             unsafe { copy(to, payload, len) };
-            mine[W_LAST + parity].store(self.epoch, Ordering::Relaxed);
+            mine[W_LAST].store(self.epoch, Ordering::Relaxed);
+            mine[W_LAST + 1].store(self.entry_words as u64, Ordering::Relaxed);
         }
         mine[W_ARRIVE].store(self.epoch, Ordering::Release);
         rt.notify(rt.my_pe);
@@ -174,8 +199,7 @@ impl Group for TeamGroup<'_> {
         }
     }
     fn scratch(&self, rt: &Runtime, i: usize) -> usize {
-        let parity = self.buffer(rt);
-        rt.ctrl.slot(self.pe(i), self.team.slot)[W_SCRATCH + parity * SCRATCH_WORDS..].as_ptr() as usize
+        rt.ctrl.slot(self.pe(i), self.team.slot)[W_SCRATCH + self.entry(rt)..].as_ptr() as usize
     }
 }
 
@@ -228,7 +252,7 @@ impl ActiveSet {
                 format!("PE {} is not in the active set ({start}, {log_stride}, {size})", rt.my_pe),
             ));
         }
-        if psync % 8 != 0 {
+        if !psync.is_multiple_of(8) {
             return Err(Error::invalid(routine, "pSync", "not 8-byte aligned"));
         }
         rt.translate(routine, psync, PSYNC_WORDS * 8, rt.my_pe as i64)?;
@@ -320,6 +344,7 @@ unsafe fn copy(dst: usize, src: usize, len: usize) {
 
 /// Broadcast of `nbytes` from member `root`'s `src` to every member's `dest`. With
 /// `update_root` false (the deprecated forms), the root's `dest` is left alone.
+#[allow(clippy::too_many_arguments)]
 pub fn broadcast(
     rt: &Runtime,
     g: &mut impl Group,
@@ -337,7 +362,7 @@ pub fn broadcast(
     let root_src = at(rt, routine, src, nbytes, g.pe(root))?;
     if nbytes <= EAGER_BYTES {
         let len = if g.me() == root { nbytes } else { 0 };
-        if g.enter_eager(rt, src, len) {
+        if g.enter_eager(rt, src, len, nbytes) {
             if g.me() != root || update_root {
                 g.wait_member(rt, root);
                 // SAFETY: the root's scratch holds this epoch's data until we move on.
@@ -370,7 +395,7 @@ pub fn fcollect(
     let n = g.n();
     at(rt, routine, dest, nbytes * n, rt.my_pe)?;
     at(rt, routine, src, nbytes, rt.my_pe)?;
-    if nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes) {
+    if nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes, nbytes) {
         g.all_entered(rt);
         for k in 0..n {
             let i = (g.me() + k) % n;
@@ -456,7 +481,7 @@ pub fn alltoalls(
     at(rt, routine, dest, extent(dst), rt.my_pe)?;
     at(rt, routine, src, extent(sst), rt.my_pe)?;
     let me = g.me();
-    if dst == 1 && sst == 1 && extent(1) <= EAGER_BYTES && g.enter_eager(rt, src, extent(1)) {
+    if dst == 1 && sst == 1 && extent(1) <= EAGER_BYTES && g.enter_eager(rt, src, extent(1), extent(1)) {
         g.all_entered(rt);
         for k in 0..n {
             let i = (me + k) % n;
@@ -507,7 +532,8 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
 ) -> Result<()> {
     let size = std::mem::size_of::<T>();
     let nbytes = count * size;
-    if count > 0 && (dest % std::mem::align_of::<T>() != 0 || src % std::mem::align_of::<T>() != 0) {
+    let align = std::mem::align_of::<T>();
+    if count > 0 && (!dest.is_multiple_of(align) || !src.is_multiple_of(align)) {
         return Err(Error::invalid(routine, "dest/source", "not aligned for the element type"));
     }
     at(rt, routine, dest, nbytes, rt.my_pe)?;
@@ -517,7 +543,7 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     let n = g.n();
     let me = g.me();
-    if n > 1 && nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes) {
+    if n > 1 && nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes, nbytes) {
         g.all_entered(rt);
         // Small: every member reduces all scratches in member order, straight into dest
         // (nobody reads our source or dest, so in place needs nothing special).
@@ -541,11 +567,11 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     let srcs: Vec<usize> = (0..n).map(|i| at(rt, routine, src, nbytes, g.pe(i))).collect::<Result<_>>()?;
     g.enter(rt, 0);
-    // SAFETY (both paths): a member's source is read only after it entered and is stable
-    // until the closing sync (the specification forbids changing it during the call); the
-    // slices are built over mapped, aligned memory of `count` elements.
-    let slice = |a: usize, from: usize, len: usize| unsafe {
-        std::slice::from_raw_parts((a + from * size) as *const T, len)
+    // Used by both paths below: a member's source is read only after it entered and is stable
+    // until the closing sync (the specification forbids changing it during the call).
+    let slice = |a: usize, from: usize, len: usize| {
+        // SAFETY: mapped, aligned memory of at least `from + len` elements (checked above).
+        unsafe { std::slice::from_raw_parts((a + from * size) as *const T, len) }
     };
     if n == 1 {
         // SAFETY: our own buffers, checked above.
