@@ -5,7 +5,7 @@ use ferroshmem::{Shmem, TeamConfig};
 /// x * y == n with |x - y| smallest.
 fn xy_dims(n: usize) -> (usize, usize) {
     let mut d = (n as f64).sqrt().ceil() as usize;
-    while n % d != 0 {
+    while !n.is_multiple_of(d) {
         d -= 1;
     }
     (d, n / d)
@@ -13,7 +13,7 @@ fn xy_dims(n: usize) -> (usize, usize) {
 
 fn xyz_dims(n: usize) -> (usize, usize, usize) {
     let mut d = (n as f64).cbrt().ceil() as usize;
-    while n % d != 0 {
+    while !n.is_multiple_of(d) {
         d -= 1;
     }
     let (y, z) = xy_dims(n / d);

@@ -331,6 +331,7 @@ impl<T: AtomicValue> SymSlice<T> {
 
 impl<T: Symmetric> SymSlice<T> {
     /// Puts `src` at `offset` on `pe`, then updates `signal[sig_index]` there (shmem_put_signal).
+    #[allow(clippy::too_many_arguments)]
     pub fn put_signal(
         &self,
         pe: usize,

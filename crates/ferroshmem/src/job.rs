@@ -352,7 +352,7 @@ impl<'a> HeaderView<'a> {
     pub fn exit_request(&self) -> Option<ExitRequest> {
         let word = self.header.exit_request.load(Ordering::SeqCst);
         (word >> 63 == 1)
-            .then(|| ExitRequest { pe: ((word >> 32) & 0x7fff_ffff) as usize, status: word as u32 as i32 })
+            .then_some(ExitRequest { pe: ((word >> 32) & 0x7fff_ffff) as usize, status: word as u32 as i32 })
     }
 
     /// Counts a PE that finished init.

@@ -71,7 +71,7 @@ sync_word!(i16 => AtomicU16 as u16, u16 => AtomicU16 as u16, i32 => AtomicU32 as
            i64 => AtomicU64 as u64, u64 => AtomicU64 as u64);
 
 fn check_local<T>(rt: &Runtime, routine: &'static str, ivar: *const T) -> Result<()> {
-    if (ivar as usize) % std::mem::align_of::<T>() != 0 || ivar.is_null() {
+    if !(ivar as usize).is_multiple_of(std::mem::align_of::<T>()) || ivar.is_null() {
         return Err(Error::invalid(routine, "ivar", format!("{:#x} is null or misaligned", ivar as usize)));
     }
     let _ = rt;

@@ -270,8 +270,8 @@ mod tests {
             let t2: Vec<u32> = t2.into_iter().filter(|&p| (p as usize) < world).collect();
             prop_assume!(!t1.is_empty() && !t2.is_empty());
             let (s1, s2) = (PeSet::from_list(t1.clone(), world), PeSet::from_list(t2.clone(), world));
-            for i in 0..t1.len() {
-                let expected = t2.iter().position(|&p| p == t1[i]);
+            for (i, &pe) in t1.iter().enumerate() {
+                let expected = t2.iter().position(|&p| p == pe);
                 prop_assert_eq!(s2.index_of(s1.world_pe(i)), expected);
             }
         }

@@ -71,7 +71,8 @@ impl SlotTable {
         if sw >= self.summary.len() {
             return None;
         }
-        let mut bits = self.summary[sw] & if next_word % 64 == 0 { !0 } else { !0u64 << (next_word % 64) };
+        let mut bits =
+            self.summary[sw] & if next_word.is_multiple_of(64) { !0 } else { !0u64 << (next_word % 64) };
         loop {
             if bits != 0 {
                 let word = sw * 64 + bits.trailing_zeros() as usize;

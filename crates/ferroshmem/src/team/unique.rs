@@ -123,7 +123,7 @@ impl Rendezvous {
     }
 
     fn entry_at(&self, parity: u64, i: usize) -> usize {
-        RDV_FIXED_WORDS + (parity as usize * self.npes.min(usize::MAX) + i) * RDV_ENTRY_WORDS
+        RDV_FIXED_WORDS + (parity as usize * self.npes + i) * RDV_ENTRY_WORDS
     }
 
     fn tag(&self) -> u64 {
