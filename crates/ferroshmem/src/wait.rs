@@ -8,7 +8,8 @@
 //! registration, or the waiter's re-check sees the write; and a bell disarmed by an earlier
 //! writer has changed the doorbell after the waiter read it, so that waiter does not sleep.
 //! Only the first write after a waiter falls asleep pays for a wake: a PE asleep in a barrier
-//! does not make every put to it a system call.
+//! does not make every put to it a system call. `tests/loom_doorbell.rs` model-checks the
+//! protocol (one and two writers, re-arming, the futex as the kernel implements it).
 //! The futex sleep also has a timeout, so a change made by a plain local store (which rings no
 //! bell) is still noticed.
 #![allow(unsafe_code)]
@@ -104,7 +105,8 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, ready: &mut dyn FnMut() -> boo
 #[inline]
 pub fn notify(owner: &PeCtrl) {
     fence(Ordering::SeqCst);
-    if owner.sleepers.load(Ordering::Relaxed) != 0 && owner.armed.load(Ordering::Relaxed) != 0 {
+    // Acquire: seeing a registration makes the waiter's earlier `armed` store visible too.
+    if owner.sleepers.load(Ordering::Acquire) != 0 && owner.armed.load(Ordering::Relaxed) != 0 {
         ring(owner);
     }
 }
