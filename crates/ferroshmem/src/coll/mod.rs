@@ -37,9 +37,11 @@ pub const W_ENTER: usize = 75;
 pub const W_SCRATCH: usize = 80;
 /// Words of the scratch ring: entries of the payload's size, one per eager collective in turn.
 pub const SCRATCH_WORDS: usize = 48;
-/// Payloads up to this size go through the scratch ring (eager: no closing sync); the ring then
-/// holds at least two entries.
-pub const EAGER_BYTES: usize = SCRATCH_WORDS / 2 * 8;
+/// Payload words of the largest eager entry: the ring then holds at least two entries (each a
+/// tag word per payload word).
+pub const EAGER_WORDS: usize = SCRATCH_WORDS / 4;
+/// Payloads up to this size go through the scratch ring (eager: no closing sync).
+pub const EAGER_BYTES: usize = EAGER_WORDS * 8;
 const _: () = assert!(W_SCRATCH + SCRATCH_WORDS <= crate::job::SLOT_FIXED_WORDS);
 
 /// Reductions of at least this many bytes split the index range across the members
@@ -76,8 +78,9 @@ pub trait Group {
     /// After an eager broadcast: keeps eager collectives two epochs long when oversubscribed
     /// (as the others are with their sync), so consecutive ones alternate scratch buffers.
     fn pad_epoch(&mut self, _rt: &Runtime) {}
-    /// Address of member `i`'s scratch for the current (eager) collective.
-    fn scratch(&self, _rt: &Runtime, _i: usize) -> usize {
+    /// Copies member `i`'s payload of the current (eager) collective into `buf`; returns
+    /// `buf`'s address.
+    fn fetch(&self, _rt: &Runtime, _i: usize, _buf: &mut [u64; EAGER_WORDS]) -> usize {
         unreachable!("only groups whose enter_eager succeeds have scratch")
     }
 }
@@ -87,14 +90,16 @@ pub trait Group {
 pub struct TeamGroup<'a> {
     team: &'a TeamInner,
     epoch: u64,
-    /// Words of a scratch entry in the current eager collective.
+    /// Words of a scratch entry in the current eager collective (a tag word, then the payload).
     entry_words: usize,
+    /// Whether the current collective is eager (members' data is in their scratch entries).
+    eager: bool,
 }
 
 impl<'a> TeamGroup<'a> {
     /// The next collective of `team`.
     pub fn new(team: &'a TeamInner) -> Self {
-        TeamGroup { team, epoch: 0, entry_words: 1 }
+        TeamGroup { team, epoch: 0, entry_words: 1, eager: false }
     }
 
     /// Epochs per eager collective, as a shift: one, or two when oversubscribed (the central
@@ -129,6 +134,7 @@ impl Group for TeamGroup<'_> {
     }
     fn enter(&mut self, rt: &Runtime, word: u64) {
         self.epoch = self.team.next_epoch();
+        self.eager = false;
         let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
         mine[W_WORD].store(word, Ordering::Relaxed);
         mine[W_ENTER].store(self.epoch, Ordering::Relaxed);
@@ -140,6 +146,12 @@ impl Group for TeamGroup<'_> {
         let pe = self.pe(i);
         let words = rt.ctrl.slot(pe, self.team.slot);
         let e = self.epoch;
+        if self.eager {
+            // Eager collectives wait only for members whose entry they read: its tag.
+            let tag = &words[W_SCRATCH + self.entry(rt)];
+            rt.wait_until(pe, || tag.load(Ordering::Acquire) >= e);
+            return 0;
+        }
         rt.wait_until(pe, || words[W_ARRIVE].load(Ordering::Acquire) >= e);
         words[W_WORD].load(Ordering::Relaxed)
     }
@@ -152,16 +164,22 @@ impl Group for TeamGroup<'_> {
     /// member reads an entry only during its own epoch, and [`W_ENTER`] only grows): with the
     /// same entry size as its previous write, the entry was last written `depth` blocks ago;
     /// with another size, any earlier write may overlap, so it waits past the last one.
+    /// Entries interleave tag and payload words (even words of the ring are tags: the epoch
+    /// that wrote them, whatever the entry size), and readers wait for the entry's first tag:
+    /// it is in the payload's cache line, and since an entry is not rewritten while a reader
+    /// may still wait for it, `tag >= epoch` means this epoch's data.
     /// [`W_ENTER`] is set before this wait, so two PEs never wait for each other here. A small
     /// broadcast root can thus run up to `depth` operations ahead of the slowest member.
     fn enter_eager(&mut self, rt: &Runtime, payload: usize, len: usize, common: usize) -> bool {
         debug_assert!(len <= EAGER_BYTES && common <= EAGER_BYTES);
         self.epoch = self.team.next_epoch();
-        self.entry_words = common.div_ceil(8).max(1);
+        self.entry_words = 2 * common.div_ceil(8).max(1);
+        self.eager = true;
         let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
         mine[W_ENTER].store(self.epoch, Ordering::Release);
         rt.notify(rt.my_pe);
-        if len > 0 {
+        // A zero-byte collective still publishes a tag (readers wait for it).
+        if len > 0 || common == 0 {
             let (last, last_words) =
                 (mine[W_LAST].load(Ordering::Relaxed), mine[W_LAST + 1].load(Ordering::Relaxed));
             let shift = Self::shift(rt);
@@ -177,10 +195,22 @@ impl Group for TeamGroup<'_> {
                     rt.wait_until(pe, || enter.load(Ordering::Acquire) >= need);
                 }
             }
-            let to = mine[W_SCRATCH + self.entry(rt)..].as_ptr() as usize;
-            // SAFETY: the entry lies in our scratch words; other members read it only after
-            // W_ARRIVE shows this epoch, and nobody still reads its old content (above).
-            unsafe { copy(to, payload, len) };
+            let entry = &mine[W_SCRATCH + self.entry(rt)..];
+            let words = len.div_ceil(8);
+            if words == 0 {
+                entry[0].store(self.epoch, Ordering::Release);
+            }
+            for w in (0..words).rev() {
+                let mut v = [0u8; 8];
+                let part = (len - 8 * w).min(8);
+                // SAFETY: `payload` is readable for `len` bytes (the caller's checked source).
+                unsafe {
+                    std::ptr::copy_nonoverlapping((payload + 8 * w) as *const u8, v.as_mut_ptr(), part)
+                };
+                entry[2 * w + 1].store(u64::from_ne_bytes(v), Ordering::Relaxed);
+                // The first tag last, with Release: it publishes the whole entry.
+                entry[2 * w].store(self.epoch, if w == 0 { Ordering::Release } else { Ordering::Relaxed });
+            }
             mine[W_LAST].store(self.epoch, Ordering::Relaxed);
             mine[W_LAST + 1].store(self.entry_words as u64, Ordering::Relaxed);
         }
@@ -198,8 +228,12 @@ impl Group for TeamGroup<'_> {
             self.team.next_epoch();
         }
     }
-    fn scratch(&self, rt: &Runtime, i: usize) -> usize {
-        rt.ctrl.slot(self.pe(i), self.team.slot)[W_SCRATCH + self.entry(rt)..].as_ptr() as usize
+    fn fetch(&self, rt: &Runtime, i: usize, buf: &mut [u64; EAGER_WORDS]) -> usize {
+        let entry = &rt.ctrl.slot(self.pe(i), self.team.slot)[W_SCRATCH + self.entry(rt)..];
+        for (w, b) in buf.iter_mut().enumerate().take(self.entry_words / 2) {
+            *b = entry[2 * w + 1].load(Ordering::Relaxed);
+        }
+        buf.as_ptr() as usize
     }
 }
 
@@ -366,7 +400,7 @@ pub fn broadcast(
             if g.me() != root || update_root {
                 g.wait_member(rt, root);
                 // SAFETY: the root's scratch holds this epoch's data until we move on.
-                unsafe { copy(dest, g.scratch(rt, root), nbytes) };
+                unsafe { copy(dest, g.fetch(rt, root, &mut [0; EAGER_WORDS]), nbytes) };
             }
             g.pad_epoch(rt);
             return Ok(());
@@ -401,7 +435,7 @@ pub fn fcollect(
             let i = (g.me() + k) % n;
             g.wait_member(rt, i);
             // SAFETY: member i's scratch holds this epoch's block until we move on.
-            unsafe { copy(dest + i * nbytes, g.scratch(rt, i), nbytes) };
+            unsafe { copy(dest + i * nbytes, g.fetch(rt, i, &mut [0; EAGER_WORDS]), nbytes) };
         }
         return Ok(());
     }
@@ -488,7 +522,7 @@ pub fn alltoalls(
             g.wait_member(rt, i);
             let block = nelems * elem;
             // SAFETY: member i's scratch holds its whole source for this epoch.
-            unsafe { copy(dest + i * block, g.scratch(rt, i) + me * block, block) };
+            unsafe { copy(dest + i * block, g.fetch(rt, i, &mut [0; EAGER_WORDS]) + me * block, block) };
         }
         return Ok(());
     }
@@ -551,14 +585,15 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
         let acc = &mut acc[..count];
         g.wait_member(rt, 0);
         // SAFETY: scratch 0 holds `count` elements of T; MaybeUninit<T> has T's layout.
-        unsafe { copy(acc.as_mut_ptr() as usize, g.scratch(rt, 0), nbytes) };
+        unsafe { copy(acc.as_mut_ptr() as usize, g.fetch(rt, 0, &mut [0; EAGER_WORDS]), nbytes) };
         // SAFETY: fully initialised just above.
         let acc: &mut [T] = unsafe { &mut *(acc as *mut [std::mem::MaybeUninit<T>] as *mut [T]) };
         for i in 1..n {
             g.wait_member(rt, i);
             // SAFETY: member i's scratch holds its `count` elements for this epoch; the scratch
             // words are 8-byte aligned, enough for every reducible type.
-            let theirs = unsafe { std::slice::from_raw_parts(g.scratch(rt, i) as *const T, count) };
+            let mut buf = [0u64; EAGER_WORDS];
+            let theirs = unsafe { std::slice::from_raw_parts(g.fetch(rt, i, &mut buf) as *const T, count) };
             combine::<T, O>(acc, theirs);
         }
         // SAFETY: our own dest, checked above.
