@@ -1,16 +1,25 @@
 //! Collectives on shared memory: broadcast, collect, fcollect, alltoall(s) and reductions over
 //! a team or a deprecated active set.
 //!
-//! Every algorithm *pulls*: a PE announces that it has entered the operation (its source is
-//! ready and its destination is free), the others read its source straight from its mapped
-//! memory (one copy), and only the owner writes its destination, except in the large
-//! reduction, where the PE that reduced a chunk writes it into every member's destination
-//! after every member has entered. A closing sync makes every source reusable on return.
+//! Small payloads (at most [`EAGER_BYTES`] per PE) are *eager*: each PE copies its payload
+//! into a ring of tagged entries in its team slot and returns once it has read what it needs
+//! from the others' entries, without a closing sync (see [`TeamGroup`]'s `enter_eager`).
 //!
-//! Synchronisation lives on the team's own slot (words [`W_ARRIVE`] and [`W_WORD`] of slot
-//! words 64..128, then the team sync), with epochs from `TeamInner::next_epoch`, so only the
-//! team's members take part and teams can run collectives concurrently. An active set has no
-//! slot: it uses the caller's `pSync` array as [`ActiveSet`] describes.
+//! Larger ones *pull*: a PE announces that it has entered the operation (its source is ready
+//! and its destination is free), the others read its source straight from its mapped memory
+//! (one copy), and only the owner writes its destination, except in the large reduction, where
+//! the PE that reduced a chunk writes it into every member's destination after every member has
+//! entered. A closing sync makes every source reusable on return.
+//!
+//! Synchronisation lives on the team's own slot (slot words 64..128: [`W_ARRIVE`], [`W_WORD`],
+//! [`W_ENTER`], the scratch ring, then the team sync), with epochs from
+//! `TeamInner::next_epoch`, so only the team's members take part and teams can run collectives
+//! concurrently. An active set has no slot: it uses the caller's `pSync` array as
+//! [`ActiveSet`] describes.
+//!
+//! Known limit: a slot reused by a new team whose members differ from the old team's trusts
+//! that no PE of the old team still reads this PE's scratch ring (a PE destroys a team only
+//! after its last collective on it, but an eager reader may lag behind the writer).
 #![allow(unsafe_code)]
 
 pub mod api;
@@ -590,9 +599,9 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
         let acc: &mut [T] = unsafe { &mut *(acc as *mut [std::mem::MaybeUninit<T>] as *mut [T]) };
         for i in 1..n {
             g.wait_member(rt, i);
-            // SAFETY: member i's scratch holds its `count` elements for this epoch; the scratch
-            // words are 8-byte aligned, enough for every reducible type.
             let mut buf = [0u64; EAGER_WORDS];
+            // SAFETY: `buf` now holds member i's `count` elements for this epoch; it is 8-byte
+            // aligned, enough for every reducible type.
             let theirs = unsafe { std::slice::from_raw_parts(g.fetch(rt, i, &mut buf) as *const T, count) };
             combine::<T, O>(acc, theirs);
         }
