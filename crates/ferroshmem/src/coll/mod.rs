@@ -74,7 +74,7 @@ pub trait Group {
     /// Eager entry (every member must make the same choice, with the same `common`, the
     /// payload size of a member that has one): copies `len` bytes (0 or `common`) at `payload`
     /// into this PE's scratch for this epoch, then enters. Members then read each other's
-    /// scratch ([`Group::scratch`]) after [`Group::wait_member`], and the collective needs no
+    /// scratch ([`Group::fetch`]) after [`Group::wait_member`], and the collective needs no
     /// closing sync, since no user buffer of another PE is read. False (nothing done) when the
     /// group has no scratch.
     fn enter_eager(&mut self, _rt: &Runtime, _payload: usize, _len: usize, _common: usize) -> bool {
