@@ -575,7 +575,7 @@ pub extern "C" fn shmem_team_destroy(team: CTeam) {
     if rt.teams.get(h).is_some() && !h.is_predefined() {
         destroy_contexts(rt, h);
     }
-    if let Err(e) = rt.teams.destroy(h) {
+    if let Err(e) = fcore::team::destroy(rt, h, R) {
         use std::io::Write;
         let what = match h.is_predefined() {
             true => "a predefined team cannot be destroyed",

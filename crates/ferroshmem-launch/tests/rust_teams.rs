@@ -197,6 +197,16 @@ fn checked_mode_names_who_passed_what() {
                 "{err}"
             );
             world.sync().unwrap();
+            // A collective whose PEs disagree on the root, then one that agrees.
+            let buf: SymSlice<u64> = s.alloc(1).unwrap();
+            let root = if me == 1 { 1 } else { 0 };
+            let err = world.broadcast(&buf, &buf, 1, root).unwrap_err().to_string();
+            assert!(err.starts_with("shmem_broadcast on SHMEM_TEAM_WORLD: "), "{err}");
+            assert!(err.contains("PE 1 passed (8, 1)"), "{err}");
+            world.broadcast(&buf, &buf, 1, 0).unwrap();
+            // Destroy is checked too.
+            let t = world.split_strided(0, 1, s.n_pes() as i64, DEFAULT).unwrap().unwrap();
+            t.destroy().unwrap();
         },
     );
 }

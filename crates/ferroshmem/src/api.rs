@@ -406,11 +406,12 @@ use std::sync::Arc;
 /// A team (OpenSHMEM 1.5 §9.4). Team PE numbers are `usize` indices into the team; the world
 /// numbers of the same PEs come from [`Team::world_pe`] / [`Team::translate_pe`].
 ///
-/// Dropping a team destroys it on this PE, exactly as [`Team::destroy`] does: in ferroshmem,
-/// destroy needs no communication (epochs only grow, so a later team on the same slot never
-/// confuses old and new operations), so Drop never blocks. As with `shmem_team_destroy`,
-/// every member should drop or destroy it at the same point of its program.
-/// Predefined teams are never destroyed.
+/// [`Team::destroy`] is `shmem_team_destroy`: collective (a sync over the team, then the
+/// release). Dropping a team that was not destroyed releases it on this PE without any
+/// communication, so Drop never blocks or deadlocks (a PE unwinding alone is fine). The one
+/// thing Drop cannot ensure is that the other members have finished their last collective on
+/// the team; if a new team that excludes a lagging member could reuse the slot, call
+/// `destroy()` (or sync a common parent) first. Predefined teams are never destroyed.
 #[derive(Debug)]
 pub struct Team {
     inner: Arc<TeamInner>,
@@ -605,10 +606,11 @@ impl Team {
         }
     }
 
-    /// Destroys the team (`shmem_team_destroy`). Predefined teams are refused.
+    /// Destroys the team (`shmem_team_destroy`): collective, a sync over the team then the
+    /// release of its resources. Predefined teams are refused.
     pub fn destroy(self) -> Result<()> {
         // Drop then finds the handle stale and does nothing.
-        self.rt.teams.destroy(self.inner.handle())
+        teams::destroy(self.rt, self.inner.handle(), "Team::destroy")
     }
 
     /// The team object shared with the C ABI.

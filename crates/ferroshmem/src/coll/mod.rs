@@ -29,6 +29,7 @@ use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
+use crate::team::checked::Signature;
 use crate::team::TeamInner;
 pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
 
@@ -59,6 +60,11 @@ pub const REDUCE_SCATTER_BYTES: usize = 16 << 10;
 
 /// The PEs taking part in one collective and how they meet.
 pub trait Group {
+    /// Checked mode: verifies that every member makes this same call (teams only; an active
+    /// set has no place to compare calls).
+    fn check(&mut self, _rt: &Runtime, _call: &Signature) -> Result<()> {
+        Ok(())
+    }
     /// Number of members.
     fn n(&self) -> usize;
     /// This PE's member index.
@@ -129,6 +135,13 @@ impl<'a> TeamGroup<'a> {
 }
 
 impl Group for TeamGroup<'_> {
+    fn check(&mut self, rt: &Runtime, call: &Signature) -> Result<()> {
+        if rt.checked {
+            crate::team::checked::check_team(rt, self.team, call)?;
+        }
+        Ok(())
+    }
+
     #[inline]
     fn n(&self) -> usize {
         self.team.pes.size()
@@ -398,6 +411,7 @@ pub fn broadcast(
     root: usize,
     update_root: bool,
 ) -> Result<()> {
+    g.check(rt, &Signature::new("shmem_broadcast", &[nbytes as i64, root as i64]))?;
     if root >= g.n() {
         return Err(Error::invalid(routine, "PE_root", format!("{root} not below team size {}", g.n())));
     }
@@ -435,6 +449,7 @@ pub fn fcollect(
     src: usize,
     nbytes: usize,
 ) -> Result<()> {
+    g.check(rt, &Signature::new("shmem_fcollect", &[nbytes as i64]))?;
     let n = g.n();
     at(rt, routine, dest, nbytes * n, rt.my_pe)?;
     at(rt, routine, src, nbytes, rt.my_pe)?;
@@ -471,6 +486,7 @@ pub fn collect(
     nbytes: usize,
     dest_cap: usize,
 ) -> Result<usize> {
+    g.check(rt, &Signature::new("shmem_collect", &[]))?;
     let n = g.n();
     at(rt, routine, src, nbytes, rt.my_pe)?;
     // The count travels +1 so that an active set's word 0 still means "nothing published".
@@ -516,6 +532,7 @@ pub fn alltoalls(
     sst: usize,
     nelems: usize,
 ) -> Result<()> {
+    g.check(rt, &Signature::new("shmem_alltoalls", &[elem as i64, dst as i64, sst as i64, nelems as i64]))?;
     let n = g.n();
     if nelems > 0 && (dst == 0 || sst == 0) {
         return Err(Error::invalid(routine, "dst/sst", "strides must be positive"));
@@ -573,6 +590,7 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     src: usize,
     count: usize,
 ) -> Result<()> {
+    g.check(rt, &Signature::new("shmem_reduce", &[count as i64, std::mem::size_of::<T>() as i64]))?;
     let size = std::mem::size_of::<T>();
     let nbytes = count * size;
     let align = std::mem::align_of::<T>();

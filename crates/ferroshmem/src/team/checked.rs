@@ -30,6 +30,7 @@ pub const ROUTINES: &[&str] = &[
     "Team::split_2d",
     "Team::sync",
     "shmemx_team_init",
+    "shmem_team_destroy",
 ];
 
 /// Names that are the same collective as another (a blocking call matches its `_nb` form).
@@ -38,6 +39,7 @@ const ALIASES: &[(&str, &str)] = &[
     ("shmemx_team_split_2d_nb", "shmem_team_split_2d"),
     ("shmemx_team_init_nb", "shmemx_team_init"),
     ("Shmem::team_init", "shmemx_team_init"),
+    ("Team::destroy", "shmem_team_destroy"),
 ];
 
 /// Slot words where PEs publish their call when a mismatch is found (after the sync flags and
@@ -98,6 +100,14 @@ pub fn check_call(rt: &Runtime, team: &Arc<TeamInner>, signature: &Signature) ->
         return Ok(());
     }
     Err(Error::CollectiveMismatch { message: describe_mismatch(rt, team, signature) })
+}
+
+/// [`check_call`] for a borrowed team (the collectives hold `&TeamInner`).
+pub fn check_team(rt: &Runtime, team: &TeamInner, signature: &Signature) -> Result<()> {
+    match rt.teams.get_arc(team.handle()) {
+        Some(arc) => check_call(rt, &arc, signature),
+        None => Err(Error::InvalidTeam { routine: ROUTINES[signature.routine] }),
+    }
 }
 
 /// "PE 0..2, 5" for sorted member numbers.

@@ -309,7 +309,8 @@ impl Teams {
         }
     }
 
-    /// Destroys the team behind `handle` on this PE (`shmem_team_destroy`).
+    /// Releases the team behind `handle` on this PE, without synchronising (see
+    /// [`destroy`](crate::team::destroy) for `shmem_team_destroy`).
     pub fn destroy(&self, handle: TeamHandle) -> Result<()> {
         const ROUTINE: &str = "shmem_team_destroy";
         if handle == TeamHandle::INVALID {
@@ -593,6 +594,18 @@ pub fn init_start(
         outcome: None,
         created: None,
     }
+}
+
+/// `shmem_team_destroy`: a sync over the team, so that every member has finished every
+/// operation on it (an eager collective's reader may still be reading another member's slot),
+/// then this PE releases the slot. INVALID is a no-op; predefined teams are refused.
+pub fn destroy(rt: &Runtime, handle: TeamHandle, routine: &'static str) -> Result<()> {
+    if handle != TeamHandle::INVALID && !handle.is_predefined() {
+        if let Some(team) = rt.teams.get_arc(handle) {
+            team_sync(rt, &team, routine)?;
+        }
+    }
+    rt.teams.destroy(handle)
 }
 
 /// Checked or unchecked team sync (`shmem_team_sync`).
