@@ -5,9 +5,9 @@
 //! agreement at creation. The slot holds the team's synchronisation words. Epochs (the count of
 //! a team's collective operations) only grow, and a new team on a slot starts above every epoch
 //! that slot has seen on any member, so nothing is ever reset and creation needs one agreement
-//! and no further synchronisation. Destroy is local for the same reason: a PE destroys a team
-//! after its last operation on it, and the slot can be reused only by a team this PE helps
-//! create later.
+//! and no further synchronisation. Destroy syncs the team (small collectives return before
+//! their readers have read the writer's slot) and then releases the slot locally; Rust's Drop
+//! releases without the sync, so it never blocks.
 #![allow(unsafe_code)]
 
 pub mod agree;
