@@ -117,5 +117,6 @@ fn ring(owner: &PeCtrl) {
         return; // Another writer rang since the waiter armed the bell.
     }
     owner.doorbell.fetch_add(1, Ordering::SeqCst);
-    let _ = futex::wake(&owner.doorbell, futex::Flags::empty(), u32::MAX);
+    // The kernel reads the count as an int: u32::MAX would be -1 and wake a single waiter.
+    let _ = futex::wake(&owner.doorbell, futex::Flags::empty(), i32::MAX as u32);
 }
