@@ -14,7 +14,7 @@
 //! bell) is still noticed.
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{fence, Ordering};
+use std::sync::atomic::{fence, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rustix::thread::futex;
@@ -46,6 +46,15 @@ impl WaitPolicy {
             oversubscribed,
         }
     }
+}
+
+static SLEEPS: AtomicU64 = AtomicU64::new(0);
+static TIMEOUTS: AtomicU64 = AtomicU64::new(0);
+
+/// (futex sleeps, sleeps that ended by timeout rather than a wake) of this process so far: a
+/// timeout means nobody rang for a change, which only plain local stores should cause.
+pub fn sleep_stats() -> (u64, u64) {
+    (SLEEPS.load(Ordering::Relaxed), TIMEOUTS.load(Ordering::Relaxed))
 }
 
 /// Waits until `ready()` holds. `owner` is the control block of the PE whose memory the
@@ -93,7 +102,11 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, ready: &mut dyn FnMut() -> boo
         // A shared (not PRIVATE) futex: the word is in a MAP_SHARED memfd, so the kernel keys
         // it by file page and a wake from any process reaches us. EAGAIN, EINTR and ETIMEDOUT
         // all just mean "look again".
-        let _ = futex::wait(&owner.doorbell, futex::Flags::empty(), bell, Some(&timeout));
+        let slept = futex::wait(&owner.doorbell, futex::Flags::empty(), bell, Some(&timeout));
+        SLEEPS.fetch_add(1, Ordering::Relaxed);
+        if slept == Err(rustix::io::Errno::TIMEDOUT) {
+            TIMEOUTS.fetch_add(1, Ordering::Relaxed);
+        }
         owner.sleepers.fetch_sub(1, Ordering::SeqCst);
         if ready() {
             return;
