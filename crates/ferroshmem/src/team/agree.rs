@@ -16,7 +16,8 @@ pub const PAYLOAD: usize = MAILBOX_WORDS - 1;
 
 /// A MAX all-reduce of `PAYLOAD` words over a team, in ceil(log2 n) rounds. Each round sends
 /// the running maximum to member `me + 2^k` and takes the one of `me - 2^k`. Mailboxes are
-/// double-buffered by epoch parity: a sender can be at most one operation ahead of a receiver.
+/// double-buffered by the parity of the team's all-reduce count: a member can be at most one
+/// all-reduce ahead of another (finishing one needs everybody's contribution to it).
 ///
 /// When PEs outnumber cores and the team is small, each member instead publishes its words in
 /// its own mailbox and reads everybody's: every PE then needs to run only twice (publish, then
@@ -25,6 +26,10 @@ pub const PAYLOAD: usize = MAILBOX_WORDS - 1;
 pub struct MaxAllreduce {
     team: Arc<TeamInner>,
     epoch: u64,
+    /// Which of the two mailboxes: alternates with each all-reduce of the team (not with each
+    /// epoch: small collectives between two all-reduces do not wait for everyone, so only
+    /// all-reduces bound how far ahead a member can be).
+    parity: usize,
     round: usize,
     sent: bool,
     all_read: bool,
@@ -38,15 +43,16 @@ impl MaxAllreduce {
     /// Starts an all-reduce of `values` as the team's next collective operation.
     pub fn start(rt: &Runtime, team: Arc<TeamInner>, values: [u64; PAYLOAD]) -> Self {
         let epoch = team.next_epoch();
+        let parity = (team.next_allreduce() & 1) as usize;
         let n = team.n_pes();
         let all_read = rt.wait.oversubscribed && n > 1 && n <= ALL_READ_MAX_PES;
-        MaxAllreduce { team, epoch, round: 0, sent: false, all_read, acc: values }
+        MaxAllreduce { team, epoch, parity, round: 0, sent: false, all_read, acc: values }
     }
 
     /// Publish in our own mailbox, then reduce everybody's once all are there.
     fn poll_all_read(&mut self, rt: &Runtime) -> bool {
         let slot = self.team.slot;
-        let mailbox = SLOT_FIXED_WORDS + (self.epoch & 1) as usize * MAILBOX_WORDS;
+        let mailbox = SLOT_FIXED_WORDS + self.parity * MAILBOX_WORDS;
         let n = self.team.n_pes();
         if !self.sent {
             let mine = &rt.ctrl.slot(rt.my_pe, slot)[mailbox..mailbox + MAILBOX_WORDS];
@@ -82,7 +88,7 @@ impl MaxAllreduce {
         let me = self.team.my_index;
         let slot = self.team.slot;
         while (1usize << self.round) < n {
-            let mailbox = SLOT_FIXED_WORDS + (self.round * 2 + (self.epoch & 1) as usize) * MAILBOX_WORDS;
+            let mailbox = SLOT_FIXED_WORDS + (self.round * 2 + self.parity) * MAILBOX_WORDS;
             if !self.sent {
                 let to = self.team.pes.world_pe((me + (1 << self.round)) % n);
                 let words = &rt.ctrl.slot(to, slot)[mailbox..mailbox + MAILBOX_WORDS];

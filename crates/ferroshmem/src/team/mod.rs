@@ -111,6 +111,7 @@ pub struct TeamInner {
     pub config: TeamConfig,
     pub kind: TeamKind,
     epoch: AtomicU64,
+    allreduces: AtomicU64,
     handle: AtomicU64,
     destroyed: AtomicBool,
 }
@@ -131,6 +132,7 @@ impl TeamInner {
             config,
             kind,
             epoch: AtomicU64::new(base_epoch),
+            allreduces: AtomicU64::new(0),
             handle: AtomicU64::new(0),
             destroyed: AtomicBool::new(false),
         }
@@ -151,6 +153,12 @@ impl TeamInner {
     #[inline]
     pub fn next_epoch(&self) -> u64 {
         self.epoch.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Counts the team's all-reduces (the mailbox parity of `agree::MaxAllreduce`).
+    #[inline]
+    pub fn next_allreduce(&self) -> u64 {
+        self.allreduces.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Last epoch used.
