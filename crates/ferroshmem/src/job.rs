@@ -71,7 +71,7 @@ pub const fn rdv_record_words(n_pes: usize) -> usize {
     RDV_FIXED_WORDS + 2 * n_pes * RDV_ENTRY_WORDS
 }
 
-/// Words of a team slot for a job of `n_pes`: fixed words, then two mailboxes (by epoch
+/// Words of a team slot for a job of `n_pes`: fixed words, then two mailboxes (by all-reduce
 /// parity) for every dissemination round.
 pub const fn slot_words(n_pes: usize) -> usize {
     SLOT_FIXED_WORDS + dissemination_rounds(n_pes) * 2 * MAILBOX_WORDS
