@@ -142,33 +142,38 @@ fn allocations_are_symmetric_and_errors_are_clear() {
 
 #[test]
 fn one_write_wakes_every_sleeping_pe() {
-    common::spmd("one_write_wakes_every_sleeping_pe", &[2, 4, 7], &[], |s| {
-        let (me, n) = (s.my_pe(), s.n_pes());
-        let flag: SymSlice<u64> = s.alloc(1).unwrap();
-        let rt = s.runtime();
-        if me == 0 {
-            // Wait (without sleeping ourselves) until every other PE is asleep on our doorbell,
-            // then release them all with one write.
-            let ctrl = rt.ctrl.pe(0);
-            while ctrl.sleepers.load(std::sync::atomic::Ordering::SeqCst) < (n - 1) as u32 {
-                std::thread::yield_now();
+    common::spmd(
+        "one_write_wakes_every_sleeping_pe",
+        &[2, 4, 7],
+        &[("SHMEMX_SLEEP_TIMEOUT_MS", "10000")],
+        |s| {
+            let (me, n) = (s.my_pe(), s.n_pes());
+            let flag: SymSlice<u64> = s.alloc(1).unwrap();
+            let rt = s.runtime();
+            if me == 0 {
+                // Wait (without sleeping ourselves) until every other PE is asleep on our doorbell,
+                // then release them all with one write.
+                let ctrl = rt.ctrl.pe(0);
+                while ctrl.sleepers.load(std::sync::atomic::Ordering::SeqCst) < (n - 1) as u32 {
+                    std::thread::yield_now();
+                }
+                for pe in 1..n {
+                    flag.p(pe, 0, 0).unwrap(); // unrelated writes first: they must not use up the wake
+                }
+                flag.atomic_set(0, 0, 1).unwrap();
+            } else {
+                let before = ferroshmem::wait::sleep_stats();
+                flag.p(0, 0, 0).unwrap();
+                // Waits on PE 0's word: long enough that the wait goes to sleep.
+                let ready = || flag.atomic_fetch(0, 0).unwrap() == 1;
+                rt.wait_until(0, ready);
+                let after = ferroshmem::wait::sleep_stats();
+                assert_eq!(
+                    after.1, before.1,
+                    "a sleep ended by timeout instead of the wake: {before:?} -> {after:?}"
+                );
             }
-            for pe in 1..n {
-                flag.p(pe, 0, 0).unwrap(); // unrelated writes first: they must not use up the wake
-            }
-            flag.atomic_set(0, 0, 1).unwrap();
-        } else {
-            let before = ferroshmem::wait::sleep_stats();
-            flag.p(0, 0, 0).unwrap();
-            // Waits on PE 0's word: long enough that the wait goes to sleep.
-            let ready = || flag.atomic_fetch(0, 0).unwrap() == 1;
-            rt.wait_until(0, ready);
-            let after = ferroshmem::wait::sleep_stats();
-            assert_eq!(
-                after.1, before.1,
-                "a sleep ended by timeout instead of the wake: {before:?} -> {after:?}"
-            );
-        }
-        s.barrier_all();
-    });
+            s.barrier_all();
+        },
+    );
 }

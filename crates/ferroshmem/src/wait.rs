@@ -42,7 +42,14 @@ impl WaitPolicy {
         WaitPolicy {
             spins: if oversubscribed { 4 } else { 20_000 },
             yield_for: Duration::from_micros(if oversubscribed { 2_000 } else { 200 }),
-            sleep_for: Duration::from_millis(2),
+            // SHMEMX_SLEEP_TIMEOUT_MS: the safety-net bound of one sleep (default 2 ms).
+            sleep_for: Duration::from_millis(
+                std::env::var("SHMEMX_SLEEP_TIMEOUT_MS")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(2)
+                    .max(1),
+            ),
             oversubscribed,
         }
     }
