@@ -2,29 +2,8 @@
 //! Run: `cargo build --release && target/release/oshrun -n 2 target/release/team-bench`.
 //! Figures are medians over `SAMPLES` batches, per operation, on every PE (PE 0 prints).
 
-use std::time::Instant;
-
 use ferroshmem::{Shmem, TeamConfig};
-
-const SAMPLES: usize = 31;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
-
-fn per_op(shmem: &Shmem, iters: usize, mut op: impl FnMut()) -> f64 {
-    let mut samples = Vec::with_capacity(SAMPLES);
-    for _ in 0..SAMPLES {
-        shmem.barrier_all();
-        let t = Instant::now();
-        for _ in 0..iters {
-            op();
-        }
-        samples.push(t.elapsed().as_nanos() as f64 / iters as f64);
-    }
-    median(samples)
-}
+use ferroshmem_bench::{per_op, SAMPLES};
 
 fn main() -> ferroshmem::Result<()> {
     let shmem = Shmem::init()?;
@@ -33,11 +12,11 @@ fn main() -> ferroshmem::Result<()> {
     let cfg = TeamConfig::default();
     let iters = if n > 2 { 200 } else { 5_000 };
 
-    let strided = per_op(&shmem, iters, || {
+    let strided = per_op(&shmem, iters, true, || {
         let t = world.split_strided(0, 1, n as i64, cfg).unwrap();
         t.unwrap().destroy().unwrap();
     });
-    let two_d = per_op(&shmem, iters, || {
+    let two_d = per_op(&shmem, iters, true, || {
         let (x, y) = world.split_2d(2, cfg, cfg).unwrap();
         x.destroy().unwrap();
         y.destroy().unwrap();
@@ -46,13 +25,11 @@ fn main() -> ferroshmem::Result<()> {
     // Translation is local: time it on PE 0 alone while the others wait.
     let mut sink = 0usize;
     let mut pe = 0usize;
-    let translate = per_op(&shmem, 1_000_000, || {
-        if shmem.my_pe() == 0 {
-            pe = if pe + 1 == n { 0 } else { pe + 1 };
-            sink = sink.wrapping_add(std::hint::black_box(&world).translate_pe(pe, &reversed).unwrap_or(0));
-        }
+    let translate = per_op(&shmem, 1_000_000, shmem.my_pe() == 0, || {
+        pe = if pe + 1 == n { 0 } else { pe + 1 };
+        sink = sink.wrapping_add(std::hint::black_box(&world).translate_pe(pe, &reversed).unwrap_or(0));
     });
-    let sync = per_op(&shmem, iters * 10, || reversed.sync().unwrap());
+    let sync = per_op(&shmem, iters * 10, true, || reversed.sync().unwrap());
     std::hint::black_box(sink);
     if shmem.my_pe() == 0 {
         let usage = shmem.team_usage();
