@@ -18,8 +18,6 @@ pub struct PeCtrl {
     /// writers then skip the wake system call until a waiter sleeps again.
     pub armed: AtomicU32,
     _pad: [u8; 52],
-    /// Process id of the PE, for diagnostics.
-    pub pid: AtomicU32,
 }
 
 const _: () = assert!(std::mem::size_of::<PeCtrl>() <= CTRL_FIXED);

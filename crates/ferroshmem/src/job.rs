@@ -16,7 +16,7 @@
 #![allow(unsafe_code)]
 
 use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::fs::{ftruncate, memfd_create, MemfdFlags};
 use rustix::mm::{mmap, munmap, MapFlags, ProtFlags};
@@ -121,8 +121,6 @@ pub struct JobHeader {
     heap_base: u64,
     /// `shmem_global_exit`: bit 63 set means requested; bits 32..62 the PE; bits 0..31 the status.
     exit_request: AtomicU64,
-    /// PEs that completed initialisation (diagnostics).
-    initialized: AtomicU32,
 }
 
 /// Geometry of a job file, derived from the header.
@@ -353,11 +351,6 @@ impl<'a> HeaderView<'a> {
         let word = self.header.exit_request.load(Ordering::SeqCst);
         (word >> 63 == 1)
             .then_some(ExitRequest { pe: ((word >> 32) & 0x7fff_ffff) as usize, status: word as u32 as i32 })
-    }
-
-    /// Counts a PE that finished init.
-    pub fn mark_initialized(&self) {
-        self.header.initialized.fetch_add(1, Ordering::SeqCst);
     }
 }
 

@@ -37,8 +37,6 @@ impl Default for InitOptions {
     }
 }
 
-/// Team slot used by the world team's synchronisation.
-pub const WORLD_SLOT: usize = 0;
 /// Words of a team slot used by the dissemination sync (one per round: up to 2^32 PEs).
 pub const SYNC_ROUNDS: usize = 32;
 /// Slot word (on member 0) counting arrivals of the central sync.
@@ -75,7 +73,8 @@ pub struct Runtime {
     pub checked: bool,
     /// This PE's teams.
     pub teams: Teams,
-    job: JobFile,
+    /// Held so the job file stays open (and mapped) for the life of the process.
+    _job: JobFile,
     map: Mapping,
     _statics: Option<SharedStatics>,
 }
@@ -96,11 +95,6 @@ pub fn runtime(routine: &'static str) -> Result<&'static Runtime> {
         return Err(Error::NotInitialized { routine });
     }
     Ok(rt)
-}
-
-/// Whether init has run and finalize has not.
-pub fn is_initialized() -> bool {
-    runtime("").is_ok()
 }
 
 /// Starts the runtime (collective over all PEs), or returns the one already running.
@@ -167,7 +161,6 @@ impl Runtime {
         let map = Mapping::shared(job.fd(), 0, layout.fixed_len())?;
         let base = map.ptr;
         let ctrl = CtrlTable::new(base, layout);
-        ctrl.pe(my_pe).pid.store(std::process::id(), Ordering::Relaxed);
         let statics = if options.share_statics {
             match static_data::find_main_segment() {
                 Some(seg) => Some(SharedStatics::share(&job, my_pe, seg)?),
@@ -185,7 +178,6 @@ impl Runtime {
             Some(s) => (s.segment.start, s.segment.len, s.bases.clone()),
             None => (0, 0, Vec::new()),
         };
-        HeaderView::new(&map).mark_initialized();
         Ok(Runtime {
             my_pe,
             n_pes: layout.n_pes,
@@ -204,7 +196,7 @@ impl Runtime {
             debug,
             checked,
             teams,
-            job,
+            _job: job,
             map,
             _statics: statics,
         })
@@ -247,11 +239,6 @@ impl Runtime {
         self.remote_addr(addr, len, pe).ok_or(Error::NotSymmetric { routine, addr, len })
     }
 
-    /// Whether `addr` is a symmetric address (heap or static data).
-    pub fn is_symmetric(&self, addr: usize) -> bool {
-        self.remote_addr(addr, 1, self.my_pe).is_some()
-    }
-
     /// Start of this PE's symmetric heap.
     pub fn heap_start(&self) -> usize {
         self.my_heap
@@ -260,11 +247,6 @@ impl Runtime {
     /// Bytes of each PE's symmetric heap.
     pub fn heap_size(&self) -> usize {
         self.heap_size
-    }
-
-    /// This PE's static range made symmetric (empty for programs that did not ask for it).
-    pub fn static_range(&self) -> (usize, usize) {
-        (self.static_start, self.static_len)
     }
 
     /// Tells waiters on `pe`'s memory that it changed.
@@ -462,12 +444,6 @@ impl Runtime {
         result.map(Some)
     }
 
-    /// (capacity, free bytes, live blocks) of this PE's symmetric heap.
-    pub fn heap_usage(&self) -> (usize, usize, usize) {
-        let heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
-        (heap.capacity(), heap.free_bytes(), heap.live_blocks())
-    }
-
     /// Collective end of the OpenSHMEM part of the program.
     pub fn finalize(&self) {
         self.barrier_all();
@@ -488,11 +464,6 @@ impl Runtime {
         self.exiting.store(true, Ordering::SeqCst);
         HeaderView::new(&self.map).request_exit(self.my_pe, status);
         std::process::exit(status)
-    }
-
-    /// The job file (for diagnostics and the launcher tests).
-    pub fn job(&self) -> &JobFile {
-        &self.job
     }
 }
 

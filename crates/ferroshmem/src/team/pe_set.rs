@@ -155,16 +155,6 @@ impl PeSet {
         let len = (n - x).div_ceil(xrange);
         self.split_strided(x as i64, xrange as i64, len as i64, world_size)
     }
-
-    /// Short description for messages: `{0, 2, 4}` or `start 0 stride 2 size 3`.
-    pub fn describe(&self) -> String {
-        match self {
-            PeSet::Strided { start, stride, size } => {
-                format!("world PEs {start} + {stride}*i for i < {size}")
-            }
-            PeSet::List { members, .. } => format!("world PEs {members:?}"),
-        }
-    }
 }
 
 #[cfg(test)]
