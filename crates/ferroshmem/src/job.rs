@@ -37,7 +37,7 @@ pub const DEFAULT_HEAP_SIZE: usize = 512 << 20;
 pub const DEFAULT_TEAM_SLOTS: usize = 8192;
 
 const MAGIC: u64 = 0x4645_5252_4f53_484d; // "FERROSHM"
-const LAYOUT_VERSION: u32 = 1;
+const LAYOUT_VERSION: u32 = 2;
 /// Granule of the big regions: a huge-page multiple keeps heaps well aligned.
 const REGION_ALIGN: usize = 2 << 20;
 /// Page size assumed for mapping granularity (checked at runtime against sysconf).
@@ -45,8 +45,9 @@ pub const PAGE: usize = 4096;
 /// Offset of the first PE control block.
 pub const CTRL_BASE: usize = PAGE;
 /// Words of a team slot before its mailboxes: sync flags (0..32), central sync (32, 40),
-/// checked-mode arguments (48..64), collectives (64..128).
-pub const SLOT_FIXED_WORDS: usize = 128;
+/// checked-mode arguments (48..64), collective flags (64..80), the eager scratch ring
+/// (128..256) and the central mailbox (256..384) (see `coll`).
+pub const SLOT_FIXED_WORDS: usize = 384;
 /// Words of one mailbox (a flag word then the payload): two cache lines.
 pub const MAILBOX_WORDS: usize = 16;
 

@@ -272,11 +272,17 @@ impl Runtime {
     pub fn team_sync(&self, slot: usize, n: usize, me: usize, member: impl Fn(usize) -> usize, epoch: u64) {
         if n == 1 {
             fence(Ordering::SeqCst);
-        } else if self.wait.oversubscribed && n < CENTRAL_MAX_PES {
+        } else if self.uses_central_sync(n) {
             self.central_sync(slot, n, member(0), epoch)
         } else {
             self.dissemination_sync(slot, n, me, member, epoch)
         }
+    }
+
+    /// Whether a team of `n` (> 1) members syncs through the central counter on member 0.
+    #[inline]
+    pub fn uses_central_sync(&self, n: usize) -> bool {
+        self.wait.oversubscribed && n < CENTRAL_MAX_PES
     }
 
     fn dissemination_sync(

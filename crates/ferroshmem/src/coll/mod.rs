@@ -44,15 +44,39 @@ pub const W_LAST: usize = 73;
 /// any wait, so a PE waiting for it never waits on a PE that waits for it).
 pub const W_ENTER: usize = 75;
 /// Slot words of the scratch ring of eager collectives.
-pub const W_SCRATCH: usize = 80;
-/// Words of the scratch ring: entries of the payload's size, one per eager collective in turn.
-pub const SCRATCH_WORDS: usize = 48;
-/// Payload words of the largest eager entry: the ring then holds at least two entries (each a
-/// tag word per payload word).
-pub const EAGER_WORDS: usize = SCRATCH_WORDS / 4;
+pub const W_SCRATCH: usize = 128;
+/// Words of the scratch ring: entries of the payload's size, one per eager collective in turn
+/// (64 entries of an 8-byte payload: how far a small broadcast's root may run ahead).
+pub const SCRATCH_WORDS: usize = 128;
+/// Payload words of the largest eager entry (each payload word has a tag word beside it).
+pub const EAGER_WORDS: usize = 12;
 /// Payloads up to this size go through the scratch ring (eager: no closing sync).
 pub const EAGER_BYTES: usize = EAGER_WORDS * 8;
-const _: () = assert!(W_SCRATCH + SCRATCH_WORDS <= crate::job::SLOT_FIXED_WORDS);
+/// Slot words of the central mailbox (member 0's is used): two halves used in turn.
+pub const W_CENTRAL: usize = 256;
+/// Words of the central mailbox.
+pub const CENTRAL_WORDS: usize = 128;
+const _: () = assert!(SCRATCH_WORDS >= 4 * EAGER_WORDS);
+const _: () = assert!(W_SCRATCH + SCRATCH_WORDS <= W_CENTRAL);
+const _: () = assert!(W_CENTRAL + CENTRAL_WORDS <= crate::job::SLOT_FIXED_WORDS);
+
+/// A copy of one eager payload, aligned for every reducible type (long double: 16 bytes).
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(16))]
+pub struct EagerBuf(pub [u64; EAGER_WORDS]);
+
+impl EagerBuf {
+    /// An empty buffer.
+    pub const fn new() -> Self {
+        EagerBuf([0; EAGER_WORDS])
+    }
+}
+
+impl Default for EagerBuf {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 /// Reductions of at least this many bytes split the index range across the members
 /// (reduce-scatter, then each member writes its chunk to every member).
@@ -90,12 +114,30 @@ pub trait Group {
     /// (each PE scheduled once to arrive, once to leave) costs less than waiting on each
     /// member's flag in turn; otherwise nothing (the flags are checked one by one).
     fn all_entered(&mut self, _rt: &Runtime) {}
+    /// Oversubscribed small exchanges (fcollect, alltoall, reductions): copies this PE's
+    /// `parts` blocks of `block` bytes at `src` into one mailbox on member 0 (block `j` into
+    /// row `j`, at this PE's column) and meets the others in one central sync, so that each
+    /// PE, scheduled once to arrive and once to leave, then reads one row of a few cache lines
+    /// rather than a line of every member. Returns the address of row `row` and the stride of
+    /// its blocks (member order), valid until this PE's next collective on the group; None
+    /// (nothing done) when the group has no mailbox or the blocks do not fit. Every member
+    /// makes the same choice.
+    fn exchange_central(
+        &mut self,
+        _rt: &Runtime,
+        _src: usize,
+        _block: usize,
+        _parts: usize,
+        _row: usize,
+    ) -> Option<(usize, usize)> {
+        None
+    }
     /// After an eager broadcast: keeps eager collectives two epochs long when oversubscribed
     /// (as the others are with their sync), so consecutive ones alternate scratch buffers.
     fn pad_epoch(&mut self, _rt: &Runtime) {}
     /// Copies member `i`'s payload of the current (eager) collective into `buf`; returns
     /// `buf`'s address.
-    fn fetch(&self, _rt: &Runtime, _i: usize, _buf: &mut [u64; EAGER_WORDS]) -> usize {
+    fn fetch(&self, _rt: &Runtime, _i: usize, _buf: &mut EagerBuf) -> usize {
         unreachable!("only groups whose enter_eager succeeds have scratch")
     }
 }
@@ -199,7 +241,6 @@ impl Group for TeamGroup<'_> {
         self.eager = true;
         let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
         mine[W_ENTER].store(self.epoch, Ordering::Release);
-        rt.notify(rt.my_pe);
         // A zero-byte collective still publishes a tag (readers wait for it).
         if len > 0 || common == 0 {
             let (last, last_words) =
@@ -210,12 +251,17 @@ impl Group for TeamGroup<'_> {
             } else {
                 last + 1
             };
-            if need > 1 {
+            if need > 1 && need > self.team.entered_floor() {
+                // W_ENTER must be seen (and rung) before this PE waits for anyone.
+                rt.notify(rt.my_pe);
+                let mut floor = u64::MAX;
                 for i in (0..self.n()).filter(|&i| i != self.me()) {
                     let pe = self.pe(i);
                     let enter = &rt.ctrl.slot(pe, self.team.slot)[W_ENTER];
                     rt.wait_until(pe, || enter.load(Ordering::Acquire) >= need);
+                    floor = floor.min(enter.load(Ordering::Acquire));
                 }
+                self.team.raise_entered_floor(floor);
             }
             let entry = &mine[W_SCRATCH + self.entry(rt)..];
             let words = len.div_ceil(8);
@@ -243,19 +289,55 @@ impl Group for TeamGroup<'_> {
     fn all_entered(&mut self, rt: &Runtime) {
         if rt.wait.oversubscribed {
             self.team.sync_unchecked(rt);
+            // Every member published W_ENTER = this epoch before it arrived.
+            self.team.raise_entered_floor(self.epoch);
         }
+    }
+    fn exchange_central(
+        &mut self,
+        rt: &Runtime,
+        src: usize,
+        block: usize,
+        parts: usize,
+        row: usize,
+    ) -> Option<(usize, usize)> {
+        let n = self.n();
+        let stride = block.div_ceil(8).max(1) * 8;
+        if n < 2 || !rt.uses_central_sync(n) || parts * n * stride > CENTRAL_WORDS / 2 * 8 {
+            return None;
+        }
+        self.epoch = self.team.next_epoch();
+        self.eager = false;
+        let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
+        mine[W_ENTER].store(self.epoch, Ordering::Release);
+        rt.notify(rt.my_pe);
+        // Halves alternate with the team's count of central exchanges: a PE writes half h
+        // again only after the sync of the exchange between, which every member reached after
+        // reading half h.
+        let half = (self.team.next_central_exchange() & 1) as usize;
+        let words = &rt.ctrl.slot(self.pe(0), self.team.slot)[W_CENTRAL + half * CENTRAL_WORDS / 2..];
+        let mailbox = words.as_ptr() as usize;
+        for j in 0..parts {
+            // SAFETY: the block lies inside this half of the mailbox (size checked above); no
+            // member reads or writes this column of it until the sync below.
+            unsafe { copy(mailbox + (j * n + self.me()) * stride, src + j * block, block) };
+        }
+        self.team.sync_unchecked(rt);
+        // Every member published W_ENTER = this epoch before it arrived.
+        self.team.raise_entered_floor(self.epoch);
+        Some((mailbox + row * n * stride, stride))
     }
     fn pad_epoch(&mut self, rt: &Runtime) {
         if rt.wait.oversubscribed {
             self.team.next_epoch();
         }
     }
-    fn fetch(&self, rt: &Runtime, i: usize, buf: &mut [u64; EAGER_WORDS]) -> usize {
+    fn fetch(&self, rt: &Runtime, i: usize, buf: &mut EagerBuf) -> usize {
         let entry = &rt.ctrl.slot(self.pe(i), self.team.slot)[W_SCRATCH + self.entry(rt)..];
-        for (w, b) in buf.iter_mut().enumerate().take(self.entry_words / 2) {
+        for (w, b) in buf.0.iter_mut().enumerate().take(self.entry_words / 2) {
             *b = entry[2 * w + 1].load(Ordering::Relaxed);
         }
-        buf.as_ptr() as usize
+        buf.0.as_ptr() as usize
     }
 }
 
@@ -423,7 +505,7 @@ pub fn broadcast(
             if g.me() != root || update_root {
                 g.wait_member(rt, root);
                 // SAFETY: the root's scratch holds this epoch's data until we move on.
-                unsafe { copy(dest, g.fetch(rt, root, &mut [0; EAGER_WORDS]), nbytes) };
+                unsafe { copy(dest, g.fetch(rt, root, &mut EagerBuf::new()), nbytes) };
             }
             g.pad_epoch(rt);
             return Ok(());
@@ -453,13 +535,20 @@ pub fn fcollect(
     let n = g.n();
     at(rt, routine, dest, nbytes * n, rt.my_pe)?;
     at(rt, routine, src, nbytes, rt.my_pe)?;
+    if let Some((row, stride)) = g.exchange_central(rt, src, nbytes, 1, 0) {
+        for i in 0..n {
+            // SAFETY: the mailbox row holds every member's block until our next collective.
+            unsafe { copy(dest + i * nbytes, row + i * stride, nbytes) };
+        }
+        return Ok(());
+    }
     if nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes, nbytes) {
         g.all_entered(rt);
         for k in 0..n {
             let i = (g.me() + k) % n;
             g.wait_member(rt, i);
             // SAFETY: member i's scratch holds this epoch's block until we move on.
-            unsafe { copy(dest + i * nbytes, g.fetch(rt, i, &mut [0; EAGER_WORDS]), nbytes) };
+            unsafe { copy(dest + i * nbytes, g.fetch(rt, i, &mut EagerBuf::new()), nbytes) };
         }
         return Ok(());
     }
@@ -541,14 +630,24 @@ pub fn alltoalls(
     at(rt, routine, dest, extent(dst), rt.my_pe)?;
     at(rt, routine, src, extent(sst), rt.my_pe)?;
     let me = g.me();
+    let block = nelems * elem;
+    if dst == 1 && sst == 1 {
+        if let Some((row, stride)) = g.exchange_central(rt, src, block, n, me) {
+            for i in 0..n {
+                // SAFETY: the mailbox row holds every member's block for us until our next
+                // collective.
+                unsafe { copy(dest + i * block, row + i * stride, block) };
+            }
+            return Ok(());
+        }
+    }
     if dst == 1 && sst == 1 && extent(1) <= EAGER_BYTES && g.enter_eager(rt, src, extent(1), extent(1)) {
         g.all_entered(rt);
         for k in 0..n {
             let i = (me + k) % n;
             g.wait_member(rt, i);
-            let block = nelems * elem;
             // SAFETY: member i's scratch holds its whole source for this epoch.
-            unsafe { copy(dest + i * block, g.fetch(rt, i, &mut [0; EAGER_WORDS]) + me * block, block) };
+            unsafe { copy(dest + i * block, g.fetch(rt, i, &mut EagerBuf::new()) + me * block, block) };
         }
         return Ok(());
     }
@@ -580,6 +679,47 @@ fn combine<T: Copy, O: ReduceOp<T>>(acc: &mut [T], src: &[T]) {
     }
 }
 
+/// `addr` when it is aligned for `T`, else a copy of its `len` bytes in `buf`.
+///
+/// # Safety
+/// `addr` must be readable for `len` bytes (at most `EAGER_BYTES`).
+#[inline]
+unsafe fn aligned<T>(addr: usize, len: usize, buf: &mut EagerBuf) -> usize {
+    if addr.is_multiple_of(std::mem::align_of::<T>()) {
+        return addr;
+    }
+    // SAFETY: forwarded contract; `buf` holds EAGER_BYTES.
+    unsafe { copy(buf.0.as_mut_ptr() as usize, addr, len) };
+    buf.0.as_ptr() as usize
+}
+
+/// The small reduction: `payload(i, buf)` gives the address of member i's `count` elements
+/// (aligned for T, valid until the next call); the result, reduced in member order, goes to
+/// `dest`.
+#[inline]
+fn reduce_small<T: Copy, O: ReduceOp<T>>(
+    dest: usize,
+    count: usize,
+    n: usize,
+    mut payload: impl FnMut(usize, &mut EagerBuf) -> usize,
+) {
+    let mut acc = [std::mem::MaybeUninit::<T>::uninit(); EAGER_BYTES];
+    let acc = &mut acc[..count];
+    let nbytes = count * std::mem::size_of::<T>();
+    let mut buf = EagerBuf::new();
+    // SAFETY: member 0's payload holds `count` elements of T; MaybeUninit<T> has T's layout.
+    unsafe { copy(acc.as_mut_ptr() as usize, payload(0, &mut buf), nbytes) };
+    // SAFETY: fully initialised just above.
+    let acc: &mut [T] = unsafe { &mut *(acc as *mut [std::mem::MaybeUninit<T>] as *mut [T]) };
+    for i in 1..n {
+        // SAFETY: `payload` gives `count` aligned elements of T.
+        let theirs = unsafe { std::slice::from_raw_parts(payload(i, &mut buf) as *const T, count) };
+        combine::<T, O>(acc, theirs);
+    }
+    // SAFETY: the caller's dest, checked to hold `count` elements.
+    unsafe { copy(dest, acc.as_ptr() as usize, nbytes) };
+}
+
 /// Reduces `count` elements of every member's `src` with `O` into every member's `dest`
 /// (`dest == src` is allowed: in place).
 pub fn reduce<T: Copy, O: ReduceOp<T>>(
@@ -604,28 +744,25 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     let n = g.n();
     let me = g.me();
-    if n > 1 && nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes, nbytes) {
-        g.all_entered(rt);
-        // Small: every member reduces all scratches in member order, straight into dest
-        // (nobody reads our source or dest, so in place needs nothing special).
-        let mut acc = [std::mem::MaybeUninit::<T>::uninit(); EAGER_BYTES];
-        let acc = &mut acc[..count];
-        g.wait_member(rt, 0);
-        // SAFETY: scratch 0 holds `count` elements of T; MaybeUninit<T> has T's layout.
-        unsafe { copy(acc.as_mut_ptr() as usize, g.fetch(rt, 0, &mut [0; EAGER_WORDS]), nbytes) };
-        // SAFETY: fully initialised just above.
-        let acc: &mut [T] = unsafe { &mut *(acc as *mut [std::mem::MaybeUninit<T>] as *mut [T]) };
-        for i in 1..n {
-            g.wait_member(rt, i);
-            let mut buf = [0u64; EAGER_WORDS];
-            // SAFETY: `buf` now holds member i's `count` elements for this epoch; it is 8-byte
-            // aligned, enough for every reducible type.
-            let theirs = unsafe { std::slice::from_raw_parts(g.fetch(rt, i, &mut buf) as *const T, count) };
-            combine::<T, O>(acc, theirs);
+    if n > 1 && nbytes <= EAGER_BYTES {
+        // Small: every member reduces all members' payloads in member order, straight into
+        // dest (nobody reads our source or dest, so in place needs nothing special).
+        if let Some((row, stride)) = g.exchange_central(rt, src, nbytes, 1, 0) {
+            // SAFETY: the mailbox row holds every member's `count` elements until our next
+            // collective.
+            reduce_small::<T, O>(dest, count, n, |i, buf| unsafe {
+                aligned::<T>(row + i * stride, nbytes, buf)
+            });
+            return Ok(());
         }
-        // SAFETY: our own dest, checked above.
-        unsafe { copy(dest, acc.as_ptr() as usize, nbytes) };
-        return Ok(());
+        if g.enter_eager(rt, src, nbytes, nbytes) {
+            g.all_entered(rt);
+            reduce_small::<T, O>(dest, count, n, |i, buf| {
+                g.wait_member(rt, i);
+                g.fetch(rt, i, buf)
+            });
+            return Ok(());
+        }
     }
     let srcs: Vec<usize> = (0..n).map(|i| at(rt, routine, src, nbytes, g.pe(i))).collect::<Result<_>>()?;
     g.enter(rt, 0);

@@ -114,6 +114,11 @@ pub struct TeamInner {
     allreduces: AtomicU64,
     handle: AtomicU64,
     destroyed: AtomicBool,
+    /// A lower bound of every other member's published collective start (slot word
+    /// `coll::W_ENTER`), so an eager collective rescans the members only when it needs more.
+    entered_floor: AtomicU64,
+    /// Central mailbox exchanges on this team so far (which half of the mailbox is next).
+    central_exchanges: AtomicU64,
 }
 
 impl TeamInner {
@@ -135,6 +140,8 @@ impl TeamInner {
             allreduces: AtomicU64::new(0),
             handle: AtomicU64::new(0),
             destroyed: AtomicBool::new(false),
+            entered_floor: AtomicU64::new(0),
+            central_exchanges: AtomicU64::new(0),
         }
     }
 
@@ -159,6 +166,25 @@ impl TeamInner {
     #[inline]
     pub fn next_allreduce(&self) -> u64 {
         self.allreduces.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// What this PE knows of every other member's collective start: all have published at
+    /// least this epoch.
+    #[inline]
+    pub fn entered_floor(&self) -> u64 {
+        self.entered_floor.load(Ordering::Relaxed)
+    }
+
+    /// Records that every other member has published at least `epoch`.
+    #[inline]
+    pub fn raise_entered_floor(&self, epoch: u64) {
+        self.entered_floor.fetch_max(epoch, Ordering::Relaxed);
+    }
+
+    /// Counts the team's central mailbox exchanges (see `coll::Group::exchange_central`).
+    #[inline]
+    pub fn next_central_exchange(&self) -> u64 {
+        self.central_exchanges.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Last epoch used.
