@@ -109,3 +109,16 @@ fn bad_command_lines_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("SHMEM_SYMMETRIC_SIZE"));
 }
+
+/// PEs pinned differently still pick the same algorithms (the job's core count decides, not
+/// each PE's affinity): PE 1 alone on one core would otherwise think itself oversubscribed
+/// and sync through the central counter while PE 0 used dissemination.
+#[test]
+fn pes_with_different_affinity_agree() {
+    let prog = common::compile_c(&common::repo_root().join("tests/c/coll_team.c"));
+    let script = r#"if [ "$FERROSHMEM_PE" = 1 ]; then exec taskset -c 0 "$0"; else exec "$0"; fi"#;
+    let sh = std::path::Path::new("/bin/sh");
+    let prog = prog.to_str().unwrap();
+    let r = common::run_job(2, sh, &["-c", script, prog], &[], Duration::from_secs(120));
+    assert!(!r.timed_out && r.status == Some(0), "status {:?}\n{}\n{}", r.status, r.stdout, r.stderr);
+}

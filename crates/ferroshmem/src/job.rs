@@ -116,6 +116,9 @@ pub struct JobHeader {
     magic: u64,
     layout_version: u32,
     n_pes: u32,
+    /// Cores the creator (oshrun) may run on: one figure for the whole job, so every PE
+    /// picks the same algorithms (central or dissemination sync) whatever its own affinity.
+    cores: u32,
     heap_size: u64,
     team_slots: u64,
     ctrl_stride: u64,
@@ -178,6 +181,7 @@ impl Layout {
 pub struct JobFile {
     fd: OwnedFd,
     layout: Layout,
+    cores: usize,
 }
 
 impl JobFile {
@@ -189,7 +193,8 @@ impl JobFile {
             .map_err(|e| Error::Bootstrap(format!("memfd_create: {e}")))?;
         ftruncate(&fd, layout.fixed_len() as u64)
             .map_err(|e| Error::Bootstrap(format!("sizing the job file: {e}")))?;
-        let file = JobFile { fd, layout };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let file = JobFile { fd, layout, cores };
         let header = file.map_header()?;
         // SAFETY: the header page was just mapped read-write and nobody else has the file yet.
         unsafe {
@@ -197,6 +202,7 @@ impl JobFile {
             (*h).magic = MAGIC;
             (*h).layout_version = LAYOUT_VERSION;
             (*h).n_pes = layout.n_pes as u32;
+            (*h).cores = cores as u32;
             (*h).heap_size = layout.heap_size as u64;
             (*h).team_slots = layout.team_slots as u64;
             (*h).ctrl_stride = layout.ctrl_stride as u64;
@@ -215,16 +221,17 @@ impl JobFile {
                 "job file descriptor {raw_fd} is not open ({e}); was the program started by oshrun?"
             ))
         })?;
-        let probe = JobFile { fd, layout: Layout::new(1, 0, 0)? };
+        let probe = JobFile { fd, layout: Layout::new(1, 0, 0)?, cores: 1 };
         let header = probe.map_header()?;
         // SAFETY: the header page is mapped and was fully written by the creator before it
         // started any PE; the plain fields are never written again.
-        let (magic, version, n_pes, heap_size, team_slots, ctrl_stride, heap_base) = unsafe {
+        let (magic, version, n_pes, cores, heap_size, team_slots, ctrl_stride, heap_base) = unsafe {
             let h = &*(header.ptr as *const JobHeader);
             (
                 h.magic,
                 h.layout_version,
                 h.n_pes as usize,
+                (h.cores as usize).max(1),
                 h.heap_size as usize,
                 h.team_slots as usize,
                 h.ctrl_stride as usize,
@@ -241,12 +248,17 @@ impl JobFile {
                 "descriptor {raw_fd} is not a ferroshmem job file of this version (oshrun and the library differ?)"
             )));
         }
-        Ok(JobFile { fd: probe.fd, layout })
+        Ok(JobFile { fd: probe.fd, layout, cores })
     }
 
     /// The file's layout.
     pub fn layout(&self) -> Layout {
         self.layout
+    }
+
+    /// Cores the job runs on, as its creator saw them.
+    pub fn cores(&self) -> usize {
+        self.cores
     }
 
     /// The descriptor (for mapping, and for oshrun to pass on).

@@ -183,7 +183,7 @@ impl Runtime {
             n_pes: layout.n_pes,
             layout,
             ctrl,
-            wait: WaitPolicy::for_job(layout.n_pes),
+            wait: WaitPolicy::for_job(layout.n_pes, job.cores()),
             heaps,
             heap_size: layout.heap_size,
             my_heap: heaps + my_pe * layout.heap_size,

@@ -35,9 +35,9 @@ pub struct WaitPolicy {
 }
 
 impl WaitPolicy {
-    /// A policy for `n_pes` PEs sharing this machine's cores.
-    pub fn for_job(n_pes: usize) -> Self {
-        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    /// A policy for `n_pes` PEs sharing `cores` cores (the job's figure, the same on every
+    /// PE: algorithms chosen from it must agree).
+    pub fn for_job(n_pes: usize, cores: usize) -> Self {
         let oversubscribed = n_pes > cores;
         WaitPolicy {
             spins: if oversubscribed { 4 } else { 20_000 },
