@@ -2,7 +2,8 @@
 /* Links against every typed routine that shmem.h declares through its type tables (RMA, sized,
  * AMO, signal families): the tables are expanded again with FERROSHMEM_CTX_PAIR redefined to
  * produce addresses instead of declarations, so a routine missing from libferroshmem.so fails
- * the link. Point-to-point and the other routines are exercised by the other programs. */
+ * the link. The reductions (team and to_all forms) are listed the same way; point-to-point and
+ * the other routines are exercised by the other programs. */
 #include <stdio.h>
 
 #include <shmem.h>
@@ -25,6 +26,25 @@ static const any_fn routines[] = {
     FERROSHMEM_DECL_PUT_SIGNAL(long double, longdouble)
     FERROSHMEM_RMA_SIZES(FERROSHMEM_DECL_PUT_SIGNAL_SIZED)
     FERROSHMEM_DECL_PUT_SIGNAL_SIZED(mem)
+
+#undef FERROSHMEM_DECL_REDUCE_OP
+#define FERROSHMEM_DECL_REDUCE_OP(T, N, OP) (any_fn)shmem_##N##_##OP##_reduce,
+#undef FERROSHMEM_DECL_TO_ALL_OP
+#define FERROSHMEM_DECL_TO_ALL_OP(T, N, OP) (any_fn)shmem_##N##_##OP##_to_all,
+    FERROSHMEM_REDUCE_ARITH_TYPES(FERROSHMEM_DECL_REDUCE_ARITH)
+    FERROSHMEM_REDUCE_BITWISE_TYPES(FERROSHMEM_DECL_REDUCE_ALL)
+    FERROSHMEM_DECL_REDUCE_OP(float _Complex, complexf, sum) FERROSHMEM_DECL_REDUCE_OP(float _Complex, complexf, prod)
+    FERROSHMEM_DECL_REDUCE_OP(double _Complex, complexd, sum) FERROSHMEM_DECL_REDUCE_OP(double _Complex, complexd, prod)
+    /* The to_all types of the specification (the header lists them one by one). */
+    FERROSHMEM_DECL_TO_ALL_ALL(short, short)
+    FERROSHMEM_DECL_TO_ALL_ALL(int, int)
+    FERROSHMEM_DECL_TO_ALL_ALL(long, long)
+    FERROSHMEM_DECL_TO_ALL_ALL(long long, longlong)
+    FERROSHMEM_DECL_TO_ALL_ARITH(float, float)
+    FERROSHMEM_DECL_TO_ALL_ARITH(double, double)
+    FERROSHMEM_DECL_TO_ALL_ARITH(long double, longdouble)
+    FERROSHMEM_DECL_TO_ALL_OP(float _Complex, complexf, sum) FERROSHMEM_DECL_TO_ALL_OP(float _Complex, complexf, prod)
+    FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, sum) FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, prod)
 };
 
 int main(void) {

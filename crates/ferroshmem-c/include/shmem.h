@@ -509,7 +509,8 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 /* Reduction types: max, min, sum and prod only / also and, or and xor. */
 #define FERROSHMEM_REDUCE_ARITH_TYPES(X)                                                          \
     X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)                   \
-    X(long long, longlong) X(ptrdiff_t, ptrdiff) X(float, float) X(double, double)
+    X(long long, longlong) X(ptrdiff_t, ptrdiff) X(float, float) X(double, double)                \
+    X(long double, longdouble)
 #define FERROSHMEM_REDUCE_BITWISE_TYPES(X)                                                        \
     X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) \
     X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)            \
@@ -599,6 +600,7 @@ FERROSHMEM_DECL_TO_ALL_ALL(long, long)
 FERROSHMEM_DECL_TO_ALL_ALL(long long, longlong)
 FERROSHMEM_DECL_TO_ALL_ARITH(float, float)
 FERROSHMEM_DECL_TO_ALL_ARITH(double, double)
+FERROSHMEM_DECL_TO_ALL_ARITH(long double, longdouble)
 #ifndef __cplusplus
 FERROSHMEM_DECL_TO_ALL_OP(float _Complex, complexf, sum) FERROSHMEM_DECL_TO_ALL_OP(float _Complex, complexf, prod)
 FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, sum) FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, prod)
@@ -617,7 +619,8 @@ FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, sum) FERROSHMEM_DECL_TO_ALL
     X(char, char, OP) X(signed char, schar, OP) X(short, short, OP) X(int, int, OP)                 \
     X(long, long, OP) X(long long, longlong, OP) X(unsigned char, uchar, OP)                        \
     X(unsigned short, ushort, OP) X(unsigned int, uint, OP) X(unsigned long, ulong, OP)             \
-    X(unsigned long long, ulonglong, OP) X(float, float, OP) X(double, double, OP)
+    X(unsigned long long, ulonglong, OP) X(float, float, OP) X(double, double, OP)                  \
+    X(long double, longdouble, OP)
 #define FERROSHMEM_C11_REDUCE_COMPLEX(X, OP)                                                      \
     FERROSHMEM_C11_REDUCE_ARITH(X, OP) X(float _Complex, complexf, OP) X(double _Complex, complexd, OP)
 

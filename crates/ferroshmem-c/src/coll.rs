@@ -203,6 +203,7 @@ reduce_bitwise_and_arith! {
     ulonglong: std::ffi::c_ulonglong, int8: i8, int16: i16, int32: i32, int64: i64, uint8: u8, uint16: u16,
     uint32: u32, uint64: u64, size: usize,
 }
+team_reduce!(longdouble: LongDouble => Max/max, Min/min, Sum/sum, Prod/prod);
 team_reduce!(complexf: Complex<f32> => Sum/sum, Prod/prod);
 team_reduce!(complexd: Complex<f64> => Sum/sum, Prod/prod);
 
@@ -212,6 +213,7 @@ to_all!(long: c_long => And/and, Or/or, Xor/xor, Max/max, Min/min, Sum/sum, Prod
 to_all!(longlong: std::ffi::c_longlong => And/and, Or/or, Xor/xor, Max/max, Min/min, Sum/sum, Prod/prod);
 to_all!(float: f32 => Max/max, Min/min, Sum/sum, Prod/prod);
 to_all!(double: f64 => Max/max, Min/min, Sum/sum, Prod/prod);
+to_all!(longdouble: LongDouble => Max/max, Min/min, Sum/sum, Prod/prod);
 to_all!(complexf: Complex<f32> => Sum/sum, Prod/prod);
 to_all!(complexd: Complex<f64> => Sum/sum, Prod/prod);
 

@@ -95,6 +95,7 @@ mod amo;
 mod coll;
 mod ctx;
 mod lifecycle;
+mod longdouble;
 mod memory;
 mod p2p;
 mod rma;

@@ -13,10 +13,16 @@ use fcore::p2p::SignalOp;
 
 use crate::ctx::Call;
 
-/// `long double` on x86-64: 16 bytes, 16-byte aligned; only ever copied.
+/// `long double` on x86-64 as 16 opaque bytes: copied here, combined by the C helpers of the
+/// reductions (`longdouble.rs`). Aligned to 8, not to C's 16: the core reads small reduction
+/// payloads from 8-byte aligned buffers (enough for every reducible type), and nothing here
+/// needs more, since the C helpers memcpy.
 #[derive(Debug, Clone, Copy)]
-#[repr(C, align(16))]
+#[repr(C, align(8))]
 pub struct LongDouble([u8; 16]);
+
+// The C side asserts `sizeof(long double) == 16` (csrc/longdouble.c).
+const _: () = assert!(size_of::<LongDouble>() == 16 && std::mem::align_of::<LongDouble>() <= 8);
 
 impl Call<'_> {
     /// Contiguous put (`is_put`: `nbytes` from local `src` to `dest` on `pe`) or get (from
