@@ -1,4 +1,4 @@
-// oshrun-test: npes=1,2,3,5,8 expect-exit=0 timeout=240
+// oshrun-test: npes=1,2,3,5,8,12 expect-exit=0 timeout=240
 /* long double reductions (max, min, sum, prod) against a serial model computed in long double
  * on every PE: the team form (shmem_longdouble_OP_reduce) and its C11 generic form over
  * SHMEM_TEAM_WORLD and the reversed world (negative stride), and the deprecated
