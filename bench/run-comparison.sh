@@ -5,6 +5,9 @@
 #   target/bench/coll-comparison.md   (markdown table: both columns and the ratio)
 #   target/bench/coll-raw.txt         (every "coll" line of every run)
 #   target/bench/coll-latency.png     (latency against message size, if matplotlib is there)
+#   target/bench/machine-floor.txt    (bench/c/machine_floor.c, once a round: the best this
+#                                      machine allows for a sync of N PEs and for an alltoall's
+#                                      copies, with no library; the table uses the best round)
 # Usage: bench/run-comparison.sh [max_bytes]   (default 65536). Run from the repository root
 # after `cargo build --release`.
 set -eu
@@ -14,9 +17,13 @@ OUT=target/bench
 mkdir -p "$OUT"
 target/release/oshcc -O2 bench/c/coll_bench.c -o "$OUT/coll_bench_ferro"
 /usr/bin/oshcc -O2 bench/c/coll_bench.c -o "$OUT/coll_bench_ompi"
+cc -O2 bench/c/machine_floor.c -o "$OUT/machine_floor"
 RAW="$OUT/coll-raw.txt"
+FLOOR="$OUT/machine-floor.txt"
 : > "$RAW"
+: > "$FLOOR"
 for r in $(seq 1 "$ROUNDS"); do
+    "$OUT/machine_floor" 2 4 8 >> "$FLOOR"
     for n in 2 4 8; do
         target/release/oshrun -n "$n" "$OUT/coll_bench_ferro" "$MAX" | sed 's/^coll /ferroshmem /' >> "$RAW"
         # Open MPI's OSHMEM crashes at exit after printing: keep its output, ignore its status.
@@ -25,21 +32,39 @@ for r in $(seq 1 "$ROUNDS"); do
             grep '^coll ' | sed 's/^coll /openmpi /' >> "$RAW" || true
     done
 done
-python3 - "$RAW" "$OUT" <<'EOF'
+python3 - "$RAW" "$OUT" "$FLOOR" <<'EOF'
 import sys, statistics, collections
-raw, out = sys.argv[1], sys.argv[2]
+raw, out, floor_file = sys.argv[1], sys.argv[2], sys.argv[3]
+floor = {}
+for line in open(floor_file):
+    f = line.split()
+    key = (f[1], int(f[-2])) if len(f) > 3 else (f[1], 0)
+    floor[key] = min(floor.get(key, float("inf")), float(f[-1]))
+floor_rows = [f"best switch between two processes on one core: {floor[('switch', 0)]:.0f} ns"]
+for (kind, n), v in sorted(floor.items()):
+    if kind == "sync":
+        floor_rows.append(f"floor of a sync of {n} PEs (ceil(n / cores) switches): {v:.3f} us")
+    elif kind == "alltoall_copy":
+        floor_rows.append(f"floor of the copies of a 64 KiB alltoall among {n} PEs: {v:.3f} us")
+open(f"{out}/machine-floor.md", "w").write("\n".join(floor_rows) + "\n")
+print("\n".join(floor_rows))
 d = collections.defaultdict(list)
 for line in open(raw):
     impl, name, size, n, us = line.split()
     d[(impl, name, int(size), int(n))].append(float(us))
 med = {k: statistics.median(v) for k, v in d.items()}
 keys = sorted({(k[1], k[2], k[3]) for k in med}, key=lambda k: (k[0] not in ("barrier_all", "team_sync"), k[0], k[1], k[2]))
-rows = ["| operation | bytes | PEs | ferroshmem µs | Open MPI µs | ratio |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+rows = ["| operation | bytes | PEs | ferroshmem µs | Open MPI µs | ratio | machine floor µs |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
 for name, size, n in keys:
     f, o = med.get(("ferroshmem", name, size, n)), med.get(("openmpi", name, size, n))
     if f is None or o is None:
         continue
-    rows.append(f"| {name} | {size} | {n} | {f:.3f} | {o:.3f} | {f / o:.2f} |")
+    # Every PE must run once per synchronising operation; an alltoall must also copy its bytes.
+    lo = floor.get(("sync", n), 0.0) if name != "broadcast" else 0.0
+    if name == "alltoall" and size == 65536:
+        lo = max(lo, floor.get(("alltoall_copy", n), 0.0))
+    rows.append(f"| {name} | {size} | {n} | {f:.3f} | {o:.3f} | {f / o:.2f} | {f'{lo:.3f}' if lo else ''} |")
 open(f"{out}/coll-comparison.md", "w").write("\n".join(rows) + "\n")
 print("\n".join(rows))
 try:

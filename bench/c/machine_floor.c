@@ -1,0 +1,114 @@
+/* What this machine allows at best, with no OpenSHMEM library at all, so that collective
+ * figures can be read against it:
+ *  - switch: the cost of one switch between two processes on one core (each calls
+ *    sched_yield in turn). A collective that synchronises N PEs on C cores (N > C) needs every
+ *    PE to run at least once per operation, so it costs at least ceil(N / C) switches.
+ *  - copy: the time for the bytes of one alltoall of 64 KiB blocks among N PEs (N * N blocks)
+ *    copied by C processes at once, the only work such an alltoall must do on shared memory.
+ * Output, one line each:
+ *   floor switch <ns per switch>
+ *   floor sync <npes> <us>             (ceil(npes / cores) switches)
+ *   floor alltoall_copy <bytes> <npes> <us>
+ * Usage: machine_floor [npes...]   (default 2 4 8) */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void pin(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) perror("sched_setaffinity");
+}
+
+/* Two processes on CPU 0 yielding to each other: time per switch (the best of 9 runs: a floor). */
+static double switch_ns(void) {
+    enum { YIELDS = 100000, RUNS = 9 };
+    double t[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        double t0 = now_s();
+        for (int p = 0; p < 2; p++) {
+            if (fork() == 0) {
+                pin(0);
+                for (int i = 0; i < YIELDS; i++) sched_yield();
+                _exit(0);
+            }
+        }
+        while (wait(NULL) > 0) {
+        }
+        t[r] = (now_s() - t0) / (2.0 * YIELDS) * 1e9;
+    }
+    qsort(t, RUNS, sizeof t[0], cmp_double);
+    return t[0];
+}
+
+/* The best of 9 runs in which `cores` processes copy the N * N blocks of an alltoall among `npes` PEs (block j of PE i's
+ * source to block i of PE j's destination), each a share of the destination PEs. */
+static double alltoall_copy_us(size_t block, int npes, int cores) {
+    enum { RUNS = 9 };
+    size_t total = (size_t)npes * npes * block;
+    char *src = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    char *dst = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (src == MAP_FAILED || dst == MAP_FAILED) {
+        perror("mmap");
+        exit(1);
+    }
+    memset(src, 1, total);
+    memset(dst, 2, total);
+    int iters = (int)(400 * 65536 * 64 / total) + 1;
+    double t[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        double t0 = now_s();
+        for (int p = 0; p < cores; p++) {
+            if (fork() == 0) {
+                pin(p);
+                for (int it = 0; it < iters; it++)
+                    for (int pe = p; pe < npes; pe += cores)
+                        for (int j = 0; j < npes; j++)
+                            memcpy(dst + ((size_t)pe * npes + j) * block, src + ((size_t)j * npes + pe) * block,
+                                   block);
+                _exit(0);
+            }
+        }
+        while (wait(NULL) > 0) {
+        }
+        t[r] = (now_s() - t0) / iters * 1e6;
+    }
+    munmap(src, total);
+    munmap(dst, total);
+    qsort(t, RUNS, sizeof t[0], cmp_double);
+    return t[0];
+}
+
+int main(int argc, char **argv) {
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int defaults[] = {2, 4, 8};
+    int count = argc > 1 ? argc - 1 : 3;
+    double sw = switch_ns();
+    printf("floor switch %.0f\n", sw);
+    for (int k = 0; k < count; k++) {
+        int n = argc > 1 ? atoi(argv[k + 1]) : defaults[k];
+        if (n > cores) printf("floor sync %d %.3f\n", n, (n + cores - 1) / cores * sw / 1e3);
+        int procs = n < cores ? n : cores;
+        printf("floor alltoall_copy 65536 %d %.3f\n", n, alltoall_copy_us(65536, n, procs));
+        fflush(stdout);
+    }
+    return 0;
+}
