@@ -317,8 +317,8 @@ fn concurrent_collectives_on_rows_and_columns_from_two_threads() {
     });
 }
 
-/// Small (eager) collectives back to back with values that change every round: a PE that ran
-/// ahead must never overwrite data a slower PE still reads.
+/// Small (eager) and medium (staged) collectives back to back with values that change every
+/// round: a PE that ran ahead must never overwrite data a slower PE still reads.
 #[test]
 fn eager_collectives_back_to_back() {
     spmd("eager_collectives_back_to_back", &[2, 3, 8], |s| {
@@ -326,10 +326,12 @@ fn eager_collectives_back_to_back() {
         let world = s.team_world();
         let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
         let (src, dst): (SymSlice<i64>, SymSlice<i64>) =
-            (s.alloc((4 * n).max(24)).unwrap(), s.alloc((4 * n).max(24)).unwrap());
+            (s.alloc((40 * n).max(600)).unwrap(), s.alloc((40 * n).max(600)).unwrap());
         // A stream of broadcasts from one root, nothing else between: the root runs ahead of
         // the others through the scratch ring, and must never overwrite an unread entry.
-        for len in [1usize, 3, 8, 24] {
+        // 24, 100 and 600 elements take the staged ring when PEs outnumber cores, with entries
+        // of different sizes one after the other.
+        for len in [1usize, 3, 8, 24, 100, 600, 24] {
             for round in 0..300i64 {
                 if me == 0 {
                     for k in 0..len {
@@ -385,6 +387,35 @@ fn eager_collectives_back_to_back() {
                 team.reduce(Max, &dst, &src, 1).unwrap();
                 let want = (0..n as i64).map(|p| p * 100 + round).max().unwrap();
                 assert_eq!(dst.read(0).unwrap(), want, "max after sync {round}");
+            }
+            // Medium payloads: staged exchanges when PEs outnumber cores.
+            for j in 0..(40 * n).max(300) {
+                src.write(j, me * 7919 + j as i64 * 3 + round).unwrap();
+            }
+            team.fcollect(&dst, &src, 40).unwrap();
+            for j in 0..n {
+                let w = team.world_pe(j).unwrap() as i64;
+                for k in 0..40 {
+                    assert_eq!(
+                        dst.read(j * 40 + k).unwrap(),
+                        w * 7919 + k as i64 * 3 + round,
+                        "fcollect 40 {round}"
+                    );
+                }
+            }
+            team.alltoall(&dst, &src, 20).unwrap();
+            let r = team.my_pe();
+            for j in 0..n {
+                let w = team.world_pe(j).unwrap() as i64;
+                for k in 0..20 {
+                    let want = w * 7919 + (r * 20 + k) as i64 * 3 + round;
+                    assert_eq!(dst.read(j * 20 + k).unwrap(), want, "alltoall 20 {round}");
+                }
+            }
+            team.reduce(Sum, &dst, &src, 300).unwrap();
+            for k in [0usize, 1, 299] {
+                let want: i64 = (0..n as i64).map(|p| p * 7919 + k as i64 * 3 + round).sum();
+                assert_eq!(dst.read(k).unwrap(), want, "sum 300 {round}");
             }
         }
         s.barrier_all();

@@ -63,6 +63,17 @@ impl CtrlTable {
         }
     }
 
+    /// Address of the staging area (`job::STAGE_BYTES`, page aligned) of team slot `slot`
+    /// on PE `pe`.
+    #[inline]
+    pub fn stage(&self, pe: usize, slot: usize) -> usize {
+        debug_assert!(pe < self.layout.n_pes && slot < self.layout.team_slots);
+        self.base as usize
+            + self.layout.ctrl_offset(pe)
+            + self.layout.stages_offset()
+            + slot * crate::job::STAGE_BYTES
+    }
+
     /// The words of team slot `slot` on PE `pe`.
     #[inline]
     pub fn slot(&self, pe: usize, slot: usize) -> &[AtomicU64] {

@@ -37,7 +37,7 @@ pub const DEFAULT_HEAP_SIZE: usize = 512 << 20;
 pub const DEFAULT_TEAM_SLOTS: usize = 8192;
 
 const MAGIC: u64 = 0x4645_5252_4f53_484d; // "FERROSHM"
-const LAYOUT_VERSION: u32 = 2;
+const LAYOUT_VERSION: u32 = 3;
 /// Granule of the big regions: a huge-page multiple keeps heaps well aligned.
 const REGION_ALIGN: usize = 2 << 20;
 /// Page size assumed for mapping granularity (checked at runtime against sysconf).
@@ -48,6 +48,11 @@ pub const CTRL_BASE: usize = PAGE;
 /// checked-mode arguments (48..64), collective flags (64..80), the eager scratch ring
 /// (128..256) and the central mailbox (256..384) (see `coll`).
 pub const SLOT_FIXED_WORDS: usize = 384;
+/// Bytes of a team slot's staging area on each PE (after all the slots of its control
+/// block): where oversubscribed collectives of medium payloads stage their data, so that they
+/// need one sync rather than two (see `coll`). Untouched pages cost nothing (the job file is
+/// sparse), so only teams that use it pay for it.
+pub const STAGE_BYTES: usize = 32 << 10;
 /// Words of one mailbox (a flag word then the payload): two cache lines.
 pub const MAILBOX_WORDS: usize = 16;
 
@@ -147,10 +152,11 @@ impl Layout {
         }
         let heap_size = round_up(heap_size.max(REGION_ALIGN), REGION_ALIGN);
         let slot_words = slot_words(n_pes);
-        let ctrl_stride = round_up(
+        let stages = round_up(
             CTRL_FIXED + RDV_RECORDS * rdv_record_words(n_pes) * 8 + team_slots * slot_words * 8,
             PAGE,
         );
+        let ctrl_stride = stages + team_slots * STAGE_BYTES;
         let heap_base = round_up(CTRL_BASE + n_pes * ctrl_stride, REGION_ALIGN);
         Ok(Layout { n_pes, heap_size, team_slots, ctrl_stride, heap_base, slot_words })
     }
@@ -158,6 +164,11 @@ impl Layout {
     /// Offset, inside a control block, of the first team slot (after the rendezvous records).
     pub fn slots_offset(&self) -> usize {
         CTRL_FIXED + RDV_RECORDS * rdv_record_words(self.n_pes) * 8
+    }
+
+    /// Offset, inside a control block, of the first slot's staging area (after the slots).
+    pub fn stages_offset(&self) -> usize {
+        self.ctrl_stride - self.team_slots * STAGE_BYTES
     }
 
     /// Offset of PE `pe`'s control block.

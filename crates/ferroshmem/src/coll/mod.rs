@@ -43,6 +43,9 @@ pub const W_LAST: usize = 73;
 /// Slot word where a member publishes the epoch of the collective it has started (set before
 /// any wait, so a PE waiting for it never waits on a PE that waits for it).
 pub const W_ENTER: usize = 75;
+/// Slot words (private to their owner): the last epoch that wrote this PE's staged broadcast
+/// ring, and the entry size (bytes) of that write.
+pub const W_STAGE_LAST: usize = 76;
 /// Slot words of the scratch ring of eager collectives.
 pub const W_SCRATCH: usize = 128;
 /// Words of the scratch ring: entries of the payload's size, one per eager collective in turn
@@ -56,7 +59,22 @@ pub const EAGER_BYTES: usize = EAGER_WORDS * 8;
 pub const W_CENTRAL: usize = 256;
 /// Words of the central mailbox.
 pub const CENTRAL_WORDS: usize = 128;
+/// Staging area of a team slot (`job::STAGE_BYTES` per PE): two halves for staged exchanges,
+/// then the ring of staged broadcasts, then the ring's tags (one word per entry, apart from
+/// the payloads so that a payload word left by entries of another size never looks like one).
+pub const STAGE_HALF: usize = 8 << 10;
+/// Offset of the staged broadcast ring in the staging area.
+pub const STAGE_RING: usize = 2 * STAGE_HALF;
+/// Most entries of the staged ring (each at least two cache lines: above EAGER_BYTES).
+pub const STAGE_RING_ENTRIES: usize = 128;
+/// Offset of the tag words of the staged ring.
+pub const STAGE_TAGS: usize = crate::job::STAGE_BYTES - STAGE_RING_ENTRIES * 8;
+/// Bytes of the staged broadcast ring.
+pub const STAGE_RING_BYTES: usize = STAGE_TAGS - STAGE_RING;
+/// Largest staged broadcast (the ring then holds at least two entries).
+pub const STAGED_BROADCAST_BYTES: usize = STAGE_RING_BYTES / 2 / 64 * 64;
 const _: () = assert!(SCRATCH_WORDS >= 4 * EAGER_WORDS);
+const _: () = assert!(STAGE_RING_BYTES / (EAGER_BYTES + 1).next_multiple_of(64) <= STAGE_RING_ENTRIES);
 const _: () = assert!(W_SCRATCH + SCRATCH_WORDS <= W_CENTRAL);
 const _: () = assert!(W_CENTRAL + CENTRAL_WORDS <= crate::job::SLOT_FIXED_WORDS);
 
@@ -114,23 +132,36 @@ pub trait Group {
     /// (each PE scheduled once to arrive, once to leave) costs less than waiting on each
     /// member's flag in turn; otherwise nothing (the flags are checked one by one).
     fn all_entered(&mut self, _rt: &Runtime) {}
-    /// Oversubscribed small exchanges (fcollect, alltoall, reductions): copies this PE's
-    /// `parts` blocks of `block` bytes at `src` into one mailbox on member 0 (block `j` into
-    /// row `j`, at this PE's column) and meets the others in one central sync, so that each
-    /// PE, scheduled once to arrive and once to leave, then reads one row of a few cache lines
-    /// rather than a line of every member. Returns the address of row `row` and the stride of
-    /// its blocks (member order), valid until this PE's next collective on the group; None
-    /// (nothing done) when the group has no mailbox or the blocks do not fit. Every member
-    /// makes the same choice.
-    fn exchange_central(
+    /// Oversubscribed exchanges (fcollect, alltoall, reductions) of small and medium
+    /// payloads, in one central sync and no closing one: this PE's `parts` blocks of `block`
+    /// bytes at `src` are copied either into one mailbox on member 0 (block `j` into row `j`,
+    /// at this PE's column: each PE then reads one row of a few cache lines rather than a line
+    /// of every member) or, when too big for it, into this PE's staging area. Then
+    /// [`Group::exchanged`] gives where member i's block of row `row` is, valid until this
+    /// PE's next collective on the group. False (nothing done) when the group has neither or
+    /// the blocks fit neither; every member makes the same choice.
+    fn exchange(&mut self, _rt: &Runtime, _src: usize, _block: usize, _parts: usize, _row: usize) -> bool {
+        false
+    }
+    /// After [`Group::exchange`]: the address of member `i`'s block for this PE.
+    fn exchanged(&self, _rt: &Runtime, _i: usize) -> usize {
+        unreachable!("only groups whose exchange succeeds have exchanged blocks")
+    }
+    /// Oversubscribed broadcasts too big for the eager ring: the root copies its payload into
+    /// a ring in its staging area and returns; the others copy it from there (no sync, so the
+    /// root runs ahead as with small ones). `write_dest`: copy into this PE's `dest` (false
+    /// on a root that must leave its dest alone). False (nothing done) when not applicable;
+    /// every member makes the same choice.
+    fn broadcast_staged(
         &mut self,
         _rt: &Runtime,
+        _root: usize,
         _src: usize,
-        _block: usize,
-        _parts: usize,
-        _row: usize,
-    ) -> Option<(usize, usize)> {
-        None
+        _dest: usize,
+        _nbytes: usize,
+        _write_dest: bool,
+    ) -> bool {
+        false
     }
     /// After an eager broadcast: keeps eager collectives two epochs long when oversubscribed
     /// (as the others are with their sync), so consecutive ones alternate scratch buffers.
@@ -151,12 +182,47 @@ pub struct TeamGroup<'a> {
     entry_words: usize,
     /// Whether the current collective is eager (members' data is in their scratch entries).
     eager: bool,
+    /// Where the current exchange left its blocks.
+    exchanged: Exchanged,
+}
+
+/// Where [`Group::exchange`] put the members' blocks for this PE.
+#[derive(Debug, Clone, Copy)]
+enum Exchanged {
+    None,
+    /// In member 0's mailbox: member i's block at `row + i * stride`.
+    Mailbox {
+        row: usize,
+        stride: usize,
+    },
+    /// In each member's staging area, at this offset.
+    Staged {
+        offset: usize,
+    },
 }
 
 impl<'a> TeamGroup<'a> {
     /// The next collective of `team`.
     pub fn new(team: &'a TeamInner) -> Self {
-        TeamGroup { team, epoch: 0, entry_words: 1, eager: false }
+        TeamGroup { team, epoch: 0, entry_words: 1, eager: false, exchanged: Exchanged::None }
+    }
+
+    /// Waits until no member can still read a ring entry written before epoch `need`: every
+    /// other member has started a collective at `need` or later (see `enter_eager`).
+    fn wait_ring_free(&self, rt: &Runtime, need: u64) {
+        if need <= 1 || need <= self.team.entered_floor() {
+            return;
+        }
+        // W_ENTER must be seen (and rung) before this PE waits for anyone.
+        rt.notify(rt.my_pe);
+        let mut floor = u64::MAX;
+        for i in (0..self.n()).filter(|&i| i != self.me()) {
+            let pe = self.pe(i);
+            let enter = &rt.ctrl.slot(pe, self.team.slot)[W_ENTER];
+            rt.wait_until(pe, || enter.load(Ordering::Acquire) >= need);
+            floor = floor.min(enter.load(Ordering::Acquire));
+        }
+        self.team.raise_entered_floor(floor);
     }
 
     /// Epochs per eager collective, as a shift: one, or two when oversubscribed (the central
@@ -251,18 +317,7 @@ impl Group for TeamGroup<'_> {
             } else {
                 last + 1
             };
-            if need > 1 && need > self.team.entered_floor() {
-                // W_ENTER must be seen (and rung) before this PE waits for anyone.
-                rt.notify(rt.my_pe);
-                let mut floor = u64::MAX;
-                for i in (0..self.n()).filter(|&i| i != self.me()) {
-                    let pe = self.pe(i);
-                    let enter = &rt.ctrl.slot(pe, self.team.slot)[W_ENTER];
-                    rt.wait_until(pe, || enter.load(Ordering::Acquire) >= need);
-                    floor = floor.min(enter.load(Ordering::Acquire));
-                }
-                self.team.raise_entered_floor(floor);
-            }
+            self.wait_ring_free(rt, need);
             let entry = &mine[W_SCRATCH + self.entry(rt)..];
             let words = len.div_ceil(8);
             if words == 0 {
@@ -293,39 +348,115 @@ impl Group for TeamGroup<'_> {
             self.team.raise_entered_floor(self.epoch);
         }
     }
-    fn exchange_central(
-        &mut self,
-        rt: &Runtime,
-        src: usize,
-        block: usize,
-        parts: usize,
-        row: usize,
-    ) -> Option<(usize, usize)> {
+    fn exchange(&mut self, rt: &Runtime, src: usize, block: usize, parts: usize, row: usize) -> bool {
         let n = self.n();
+        if n < 2 || !rt.uses_central_sync(n) {
+            return false;
+        }
         let stride = block.div_ceil(8).max(1) * 8;
-        if n < 2 || !rt.uses_central_sync(n) || parts * n * stride > CENTRAL_WORDS / 2 * 8 {
-            return None;
+        let in_mailbox = parts * n * stride <= CENTRAL_WORDS / 2 * 8;
+        if !in_mailbox && parts * block > STAGE_HALF {
+            return false;
         }
         self.epoch = self.team.next_epoch();
         self.eager = false;
         let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
         mine[W_ENTER].store(self.epoch, Ordering::Release);
         rt.notify(rt.my_pe);
-        // Halves alternate with the team's count of central exchanges: a PE writes half h
-        // again only after the sync of the exchange between, which every member reached after
-        // reading half h.
+        // Halves alternate with the team's count of exchanges: a PE writes half h again only
+        // after the sync of the exchange between, which every member reached after reading
+        // half h.
         let half = (self.team.next_central_exchange() & 1) as usize;
-        let words = &rt.ctrl.slot(self.pe(0), self.team.slot)[W_CENTRAL + half * CENTRAL_WORDS / 2..];
-        let mailbox = words.as_ptr() as usize;
-        for j in 0..parts {
-            // SAFETY: the block lies inside this half of the mailbox (size checked above); no
-            // member reads or writes this column of it until the sync below.
-            unsafe { copy(mailbox + (j * n + self.me()) * stride, src + j * block, block) };
+        if in_mailbox {
+            let words = &rt.ctrl.slot(self.pe(0), self.team.slot)[W_CENTRAL + half * CENTRAL_WORDS / 2..];
+            let mailbox = words.as_ptr() as usize;
+            for j in 0..parts {
+                // SAFETY: the block lies inside this half of the mailbox (size checked above);
+                // no member reads or writes this column of it until the sync below.
+                unsafe { copy(mailbox + (j * n + self.me()) * stride, src + j * block, block) };
+            }
+            self.exchanged = Exchanged::Mailbox { row: mailbox + row * n * stride, stride };
+        } else {
+            let stage = rt.ctrl.stage(rt.my_pe, self.team.slot) + half * STAGE_HALF;
+            // SAFETY: `parts * block` bytes fit the half (checked above); nobody reads it
+            // until the sync below.
+            unsafe { copy(stage, src, parts * block) };
+            self.exchanged = Exchanged::Staged { offset: half * STAGE_HALF + row * block };
         }
         self.team.sync_unchecked(rt);
         // Every member published W_ENTER = this epoch before it arrived.
         self.team.raise_entered_floor(self.epoch);
-        Some((mailbox + row * n * stride, stride))
+        true
+    }
+    fn exchanged(&self, rt: &Runtime, i: usize) -> usize {
+        match self.exchanged {
+            Exchanged::Mailbox { row, stride } => row + i * stride,
+            Exchanged::Staged { offset } => rt.ctrl.stage(self.pe(i), self.team.slot) + offset,
+            Exchanged::None => unreachable!("no exchange in progress"),
+        }
+    }
+    /// The ring works like the eager scratch ring (entries rewritten only once every member
+    /// has started a later collective), with entries on cache-line boundaries and one tag word
+    /// per entry in a separate array, written after the payload.
+    fn broadcast_staged(
+        &mut self,
+        rt: &Runtime,
+        root: usize,
+        src: usize,
+        dest: usize,
+        nbytes: usize,
+        write_dest: bool,
+    ) -> bool {
+        if !rt.wait.oversubscribed || nbytes <= EAGER_BYTES || nbytes > STAGED_BROADCAST_BYTES {
+            return false;
+        }
+        self.epoch = self.team.next_epoch();
+        self.eager = false;
+        let entry_bytes = nbytes.next_multiple_of(64);
+        let depth = (STAGE_RING_BYTES / entry_bytes) as u64;
+        let shift = Self::shift(rt);
+        let index = ((self.epoch >> shift) % depth) as usize;
+        let offset = STAGE_RING + index * entry_bytes;
+        let tag_at = |pe: usize| {
+            let tag = rt.ctrl.stage(pe, self.team.slot) + STAGE_TAGS + index * 8;
+            // SAFETY: an 8-byte-aligned word of the tag array, only ever used atomically.
+            unsafe { &*(tag as *const AtomicU64) }
+        };
+        let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
+        mine[W_ENTER].store(self.epoch, Ordering::Release);
+        if self.me() == root {
+            let (last, last_bytes) =
+                (mine[W_STAGE_LAST].load(Ordering::Relaxed), mine[W_STAGE_LAST + 1].load(Ordering::Relaxed));
+            let need = if last_bytes == entry_bytes as u64 {
+                ((self.epoch >> shift) + 1).saturating_sub(depth) << shift
+            } else {
+                last + 1
+            };
+            self.wait_ring_free(rt, need);
+            let entry = rt.ctrl.stage(rt.my_pe, self.team.slot) + offset;
+            // SAFETY: the entry lies in this PE's ring and no member reads it any more (waited
+            // above); `src` is the caller's checked source.
+            unsafe { copy(entry, src, nbytes) };
+            tag_at(rt.my_pe).store(self.epoch, Ordering::Release);
+            mine[W_STAGE_LAST].store(self.epoch, Ordering::Relaxed);
+            mine[W_STAGE_LAST + 1].store(entry_bytes as u64, Ordering::Relaxed);
+            rt.notify(rt.my_pe);
+            if write_dest {
+                // SAFETY: the caller's checked buffers (equal, or not overlapping).
+                unsafe { copy(dest, src, nbytes) };
+            }
+        } else {
+            rt.notify(rt.my_pe);
+            let pe = self.pe(root);
+            let entry = rt.ctrl.stage(pe, self.team.slot) + offset;
+            let (tag, e) = (tag_at(pe), self.epoch);
+            rt.wait_until(pe, || tag.load(Ordering::Acquire) >= e);
+            // SAFETY: the tag says the entry holds this epoch's payload, and the root does not
+            // rewrite it before this PE starts a later collective.
+            unsafe { copy(dest, entry, nbytes) };
+        }
+        self.team.next_epoch();
+        true
     }
     fn pad_epoch(&mut self, rt: &Runtime) {
         if rt.wait.oversubscribed {
@@ -511,6 +642,9 @@ pub fn broadcast(
             return Ok(());
         }
     }
+    if g.broadcast_staged(rt, root, src, dest, nbytes, g.me() != root || update_root) {
+        return Ok(());
+    }
     g.enter(rt, 0);
     if g.me() != root || update_root {
         g.wait_member(rt, root);
@@ -535,10 +669,10 @@ pub fn fcollect(
     let n = g.n();
     at(rt, routine, dest, nbytes * n, rt.my_pe)?;
     at(rt, routine, src, nbytes, rt.my_pe)?;
-    if let Some((row, stride)) = g.exchange_central(rt, src, nbytes, 1, 0) {
+    if g.exchange(rt, src, nbytes, 1, 0) {
         for i in 0..n {
-            // SAFETY: the mailbox row holds every member's block until our next collective.
-            unsafe { copy(dest + i * nbytes, row + i * stride, nbytes) };
+            // SAFETY: the exchange holds every member's block until our next collective.
+            unsafe { copy(dest + i * nbytes, g.exchanged(rt, i), nbytes) };
         }
         return Ok(());
     }
@@ -631,15 +765,12 @@ pub fn alltoalls(
     at(rt, routine, src, extent(sst), rt.my_pe)?;
     let me = g.me();
     let block = nelems * elem;
-    if dst == 1 && sst == 1 {
-        if let Some((row, stride)) = g.exchange_central(rt, src, block, n, me) {
-            for i in 0..n {
-                // SAFETY: the mailbox row holds every member's block for us until our next
-                // collective.
-                unsafe { copy(dest + i * block, row + i * stride, block) };
-            }
-            return Ok(());
+    if dst == 1 && sst == 1 && g.exchange(rt, src, block, n, me) {
+        for i in 0..n {
+            // SAFETY: the exchange holds every member's block for us until our next collective.
+            unsafe { copy(dest + i * block, g.exchanged(rt, i), block) };
         }
+        return Ok(());
     }
     if dst == 1 && sst == 1 && extent(1) <= EAGER_BYTES && g.enter_eager(rt, src, extent(1), extent(1)) {
         g.all_entered(rt);
@@ -688,6 +819,7 @@ unsafe fn aligned<T>(addr: usize, len: usize, buf: &mut EagerBuf) -> usize {
     if addr.is_multiple_of(std::mem::align_of::<T>()) {
         return addr;
     }
+    assert!(len <= EAGER_BYTES, "a staged payload is always aligned");
     // SAFETY: forwarded contract; `buf` holds EAGER_BYTES.
     unsafe { copy(buf.0.as_mut_ptr() as usize, addr, len) };
     buf.0.as_ptr() as usize
@@ -703,9 +835,15 @@ fn reduce_small<T: Copy, O: ReduceOp<T>>(
     n: usize,
     mut payload: impl FnMut(usize, &mut EagerBuf) -> usize,
 ) {
-    let mut acc = [std::mem::MaybeUninit::<T>::uninit(); EAGER_BYTES];
-    let acc = &mut acc[..count];
     let nbytes = count * std::mem::size_of::<T>();
+    let mut small = [std::mem::MaybeUninit::<T>::uninit(); EAGER_BYTES];
+    let mut big: Vec<T> = Vec::new();
+    let acc = if nbytes <= EAGER_BYTES {
+        &mut small[..count]
+    } else {
+        big.reserve_exact(count);
+        &mut big.spare_capacity_mut()[..count]
+    };
     let mut buf = EagerBuf::new();
     // SAFETY: member 0's payload holds `count` elements of T; MaybeUninit<T> has T's layout.
     unsafe { copy(acc.as_mut_ptr() as usize, payload(0, &mut buf), nbytes) };
@@ -744,17 +882,16 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     let n = g.n();
     let me = g.me();
+    // Small and medium: every member reduces all members' payloads in member order, straight
+    // into dest (nobody reads our source or dest, so in place needs nothing special).
+    if n > 1 && nbytes <= STAGE_HALF && g.exchange(rt, src, nbytes, 1, 0) {
+        // SAFETY: the exchange holds every member's `count` elements until our next collective.
+        reduce_small::<T, O>(dest, count, n, |i, buf| unsafe {
+            aligned::<T>(g.exchanged(rt, i), nbytes, buf)
+        });
+        return Ok(());
+    }
     if n > 1 && nbytes <= EAGER_BYTES {
-        // Small: every member reduces all members' payloads in member order, straight into
-        // dest (nobody reads our source or dest, so in place needs nothing special).
-        if let Some((row, stride)) = g.exchange_central(rt, src, nbytes, 1, 0) {
-            // SAFETY: the mailbox row holds every member's `count` elements until our next
-            // collective.
-            reduce_small::<T, O>(dest, count, n, |i, buf| unsafe {
-                aligned::<T>(row + i * stride, nbytes, buf)
-            });
-            return Ok(());
-        }
         if g.enter_eager(rt, src, nbytes, nbytes) {
             g.all_entered(rt);
             reduce_small::<T, O>(dest, count, n, |i, buf| {
