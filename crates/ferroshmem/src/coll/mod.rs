@@ -891,15 +891,13 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
         });
         return Ok(());
     }
-    if n > 1 && nbytes <= EAGER_BYTES {
-        if g.enter_eager(rt, src, nbytes, nbytes) {
-            g.all_entered(rt);
-            reduce_small::<T, O>(dest, count, n, |i, buf| {
-                g.wait_member(rt, i);
-                g.fetch(rt, i, buf)
-            });
-            return Ok(());
-        }
+    if n > 1 && nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes, nbytes) {
+        g.all_entered(rt);
+        reduce_small::<T, O>(dest, count, n, |i, buf| {
+            g.wait_member(rt, i);
+            g.fetch(rt, i, buf)
+        });
+        return Ok(());
     }
     let srcs: Vec<usize> = (0..n).map(|i| at(rt, routine, src, nbytes, g.pe(i))).collect::<Result<_>>()?;
     g.enter(rt, 0);
