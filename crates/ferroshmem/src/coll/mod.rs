@@ -65,7 +65,7 @@ pub const CENTRAL_WORDS: usize = 128;
 pub const STAGE_HALF: usize = 8 << 10;
 /// Offset of the staged broadcast ring in the staging area.
 pub const STAGE_RING: usize = 2 * STAGE_HALF;
-/// Most entries of the staged ring (each at least two cache lines: above EAGER_BYTES).
+/// Most entries of the staged ring.
 pub const STAGE_RING_ENTRIES: usize = 128;
 /// Offset of the tag words of the staged ring.
 pub const STAGE_TAGS: usize = crate::job::STAGE_BYTES - STAGE_RING_ENTRIES * 8;
@@ -74,7 +74,6 @@ pub const STAGE_RING_BYTES: usize = STAGE_TAGS - STAGE_RING;
 /// Largest staged broadcast (the ring then holds at least two entries).
 pub const STAGED_BROADCAST_BYTES: usize = STAGE_RING_BYTES / 2 / 64 * 64;
 const _: () = assert!(SCRATCH_WORDS >= 4 * EAGER_WORDS);
-const _: () = assert!(STAGE_RING_BYTES / (EAGER_BYTES + 1).next_multiple_of(64) <= STAGE_RING_ENTRIES);
 const _: () = assert!(W_SCRATCH + SCRATCH_WORDS <= W_CENTRAL);
 const _: () = assert!(W_CENTRAL + CENTRAL_WORDS <= crate::job::SLOT_FIXED_WORDS);
 
@@ -147,9 +146,10 @@ pub trait Group {
     fn exchanged(&self, _rt: &Runtime, _i: usize) -> usize {
         unreachable!("only groups whose exchange succeeds have exchanged blocks")
     }
-    /// Oversubscribed broadcasts too big for the eager ring: the root copies its payload into
-    /// a ring in its staging area and returns; the others copy it from there (no sync, so the
-    /// root runs ahead as with small ones). `write_dest`: copy into this PE's `dest` (false
+    /// Oversubscribed broadcasts up to [`STAGED_BROADCAST_BYTES`]: the root copies its payload
+    /// into a ring in its staging area and returns; the others copy it from there, with no
+    /// sync, so the root runs up to the ring's depth (128 entries of 64 bytes, fewer of larger
+    /// ones) ahead of the slowest member, and each PE, once scheduled, gets through many. `write_dest`: copy into this PE's `dest` (false
     /// on a root that must leave its dest alone). False (nothing done) when not applicable;
     /// every member makes the same choice.
     fn broadcast_staged(
@@ -407,13 +407,13 @@ impl Group for TeamGroup<'_> {
         nbytes: usize,
         write_dest: bool,
     ) -> bool {
-        if !rt.wait.oversubscribed || nbytes <= EAGER_BYTES || nbytes > STAGED_BROADCAST_BYTES {
+        if !rt.wait.oversubscribed || nbytes == 0 || nbytes > STAGED_BROADCAST_BYTES {
             return false;
         }
         self.epoch = self.team.next_epoch();
         self.eager = false;
         let entry_bytes = nbytes.next_multiple_of(64);
-        let depth = (STAGE_RING_BYTES / entry_bytes) as u64;
+        let depth = (STAGE_RING_BYTES / entry_bytes).min(STAGE_RING_ENTRIES) as u64;
         let shift = Self::shift(rt);
         let index = ((self.epoch >> shift) % depth) as usize;
         let offset = STAGE_RING + index * entry_bytes;
@@ -630,6 +630,9 @@ pub fn broadcast(
     }
     at(rt, routine, dest, nbytes, rt.my_pe)?;
     let root_src = at(rt, routine, src, nbytes, g.pe(root))?;
+    if g.broadcast_staged(rt, root, src, dest, nbytes, g.me() != root || update_root) {
+        return Ok(());
+    }
     if nbytes <= EAGER_BYTES {
         let len = if g.me() == root { nbytes } else { 0 };
         if g.enter_eager(rt, src, len, nbytes) {
@@ -641,9 +644,6 @@ pub fn broadcast(
             g.pad_epoch(rt);
             return Ok(());
         }
-    }
-    if g.broadcast_staged(rt, root, src, dest, nbytes, g.me() != root || update_root) {
-        return Ok(());
     }
     g.enter(rt, 0);
     if g.me() != root || update_root {
