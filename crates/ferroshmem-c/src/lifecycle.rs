@@ -41,7 +41,7 @@ fn print_info(rt: &fcore::runtime::Runtime) {
         "ferroshmem {} (OpenSHMEM {}.{})\n\
          \x20 PEs: {}\n\
          \x20 symmetric heap: {} bytes per PE (SHMEM_SYMMETRIC_SIZE)\n\
-         \x20 teams: capacity {} per PE (SHMEMX_TEAM_SLOTS), {} in use; {} bytes per team ({} shared + {} private)\n\
+         \x20 teams: capacity {} per PE (SHMEMX_TEAM_SLOTS), {} in use; {} bytes per team ({} shared + {} private), and {} bytes of staging address space (memory only once used)\n\
          \x20 checked collectives: {} (SHMEMX_CHECK_COLLECTIVES, SHMEM_DEBUG)\n",
         env!("CARGO_PKG_VERSION"),
         VERSION.0,
@@ -53,6 +53,7 @@ fn print_info(rt: &fcore::runtime::Runtime) {
         u.slot_bytes + u.object_bytes,
         u.slot_bytes,
         u.object_bytes,
+        u.stage_bytes,
         if rt.checked { "on" } else { "off" },
     );
     use std::io::Write;

@@ -236,6 +236,9 @@ pub struct TeamUsage {
     pub slot_bytes: usize,
     /// Private bytes a team costs on each member (its object, without list membership).
     pub object_bytes: usize,
+    /// Shared-memory bytes of the team's staging area on each member: address space, which
+    /// becomes memory only as collectives of medium payloads with more PEs than cores use it.
+    pub stage_bytes: usize,
 }
 
 /// This PE's teams: slot table and handle table (indexed by slot).
@@ -378,6 +381,7 @@ impl Teams {
             capacity: slots.capacity(),
             slot_bytes: self.slot_bytes,
             object_bytes: std::mem::size_of::<TeamInner>() + std::mem::size_of::<HandleEntry>(),
+            stage_bytes: crate::job::STAGE_BYTES,
         }
     }
 }
