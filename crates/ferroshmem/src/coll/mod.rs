@@ -102,7 +102,8 @@ pub const REDUCE_SCATTER_BYTES: usize = 16 << 10;
 /// The PEs taking part in one collective and how they meet.
 pub trait Group {
     /// Checked mode: verifies that every member makes this same call (teams only; an active
-    /// set has no place to compare calls).
+    /// set has no place to compare calls). Callers build the signature only in checked mode:
+    /// it costs more than a small collective.
     fn check(&mut self, _rt: &Runtime, _call: &Signature) -> Result<()> {
         Ok(())
     }
@@ -208,11 +209,15 @@ impl<'a> TeamGroup<'a> {
     }
 
     /// Waits until no member can still read a ring entry written before epoch `need`: every
-    /// other member has started a collective at `need` or later (see `enter_eager`).
-    fn wait_ring_free(&self, rt: &Runtime, need: u64) {
+    /// other member has started a collective at `need` or later (see `enter_eager`). When it
+    /// must look, it waits for half a ring (`depth` entries) more, up to the collective this
+    /// PE is in (which every member can reach without us), so that a root that runs ahead
+    /// looks at the others' words once per half ring rather than once per operation.
+    fn wait_ring_free(&self, rt: &Runtime, need: u64, depth: u64) {
         if need <= 1 || need <= self.team.entered_floor() {
             return;
         }
+        let need = (need + ((depth / 2) << Self::shift(rt))).min(self.epoch).max(need);
         // W_ENTER must be seen (and rung) before this PE waits for anyone.
         rt.notify(rt.my_pe);
         let mut floor = u64::MAX;
@@ -317,7 +322,7 @@ impl Group for TeamGroup<'_> {
             } else {
                 last + 1
             };
-            self.wait_ring_free(rt, need);
+            self.wait_ring_free(rt, need, self.depth());
             let entry = &mine[W_SCRATCH + self.entry(rt)..];
             let words = len.div_ceil(8);
             if words == 0 {
@@ -432,7 +437,7 @@ impl Group for TeamGroup<'_> {
             } else {
                 last + 1
             };
-            self.wait_ring_free(rt, need);
+            self.wait_ring_free(rt, need, depth);
             let entry = rt.ctrl.stage(rt.my_pe, self.team.slot) + offset;
             // SAFETY: the entry lies in this PE's ring and no member reads it any more (waited
             // above); `src` is the caller's checked source.
@@ -624,7 +629,9 @@ pub fn broadcast(
     root: usize,
     update_root: bool,
 ) -> Result<()> {
-    g.check(rt, &Signature::new("shmem_broadcast", &[nbytes as i64, root as i64]))?;
+    if rt.checked {
+        g.check(rt, &Signature::new("shmem_broadcast", &[nbytes as i64, root as i64]))?;
+    }
     if root >= g.n() {
         return Err(Error::invalid(routine, "PE_root", format!("{root} not below team size {}", g.n())));
     }
@@ -665,7 +672,9 @@ pub fn fcollect(
     src: usize,
     nbytes: usize,
 ) -> Result<()> {
-    g.check(rt, &Signature::new("shmem_fcollect", &[nbytes as i64]))?;
+    if rt.checked {
+        g.check(rt, &Signature::new("shmem_fcollect", &[nbytes as i64]))?;
+    }
     let n = g.n();
     at(rt, routine, dest, nbytes * n, rt.my_pe)?;
     at(rt, routine, src, nbytes, rt.my_pe)?;
@@ -709,7 +718,9 @@ pub fn collect(
     nbytes: usize,
     dest_cap: usize,
 ) -> Result<usize> {
-    g.check(rt, &Signature::new("shmem_collect", &[]))?;
+    if rt.checked {
+        g.check(rt, &Signature::new("shmem_collect", &[]))?;
+    }
     let n = g.n();
     at(rt, routine, src, nbytes, rt.my_pe)?;
     // The count travels +1 so that an active set's word 0 still means "nothing published".
@@ -755,7 +766,12 @@ pub fn alltoalls(
     sst: usize,
     nelems: usize,
 ) -> Result<()> {
-    g.check(rt, &Signature::new("shmem_alltoalls", &[elem as i64, dst as i64, sst as i64, nelems as i64]))?;
+    if rt.checked {
+        g.check(
+            rt,
+            &Signature::new("shmem_alltoalls", &[elem as i64, dst as i64, sst as i64, nelems as i64]),
+        )?;
+    }
     let n = g.n();
     if nelems > 0 && (dst == 0 || sst == 0) {
         return Err(Error::invalid(routine, "dst/sst", "strides must be positive"));
@@ -868,7 +884,9 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     src: usize,
     count: usize,
 ) -> Result<()> {
-    g.check(rt, &Signature::new("shmem_reduce", &[count as i64, std::mem::size_of::<T>() as i64]))?;
+    if rt.checked {
+        g.check(rt, &Signature::new("shmem_reduce", &[count as i64, std::mem::size_of::<T>() as i64]))?;
+    }
     let size = std::mem::size_of::<T>();
     let nbytes = count * size;
     let align = std::mem::align_of::<T>();
