@@ -590,11 +590,11 @@ pub extern "C" fn shmem_team_destroy(team: CTeam) {
 pub extern "C" fn shmem_team_sync(team: CTeam) -> c_int {
     const R: &str = "shmem_team_sync";
     let rt = rt(R);
-    let Some(t) = rt.teams.get_arc(handle(team)) else {
+    let Some(t) = rt.teams.get(handle(team)) else {
         debug_report(rt, format_args!("{R}: not a team (SHMEM_TEAM_INVALID or destroyed)"));
         return 1;
     };
-    match core::team_sync(rt, &t, R) {
+    match core::team_sync(rt, t, R) {
         Ok(()) => 0,
         Err(e) => {
             report(rt, &e, t.my_index == 0);

@@ -647,11 +647,10 @@ pub fn destroy(rt: &Runtime, handle: TeamHandle, routine: &'static str) -> Resul
 }
 
 /// Checked or unchecked team sync (`shmem_team_sync`).
-pub fn team_sync(rt: &Runtime, team: &Arc<TeamInner>, routine: &'static str) -> Result<()> {
+pub fn team_sync(rt: &Runtime, team: &TeamInner, routine: &'static str) -> Result<()> {
     if !rt.checked {
         team.sync_unchecked(rt);
         return Ok(());
     }
-    checked::check_call(rt, team, &Signature::new(routine, &[]))?;
-    Ok(())
+    checked::check_team(rt, team, &Signature::new(routine, &[]))
 }
