@@ -1,8 +1,8 @@
 // oshrun-test: npes=1,2,3,5,8,12 expect-exit=0 timeout=240
-// oshrun-test: npes=4 expect-exit=0 timeout=120 env=COLL_BIG=1
+// oshrun-test: npes=4 expect-exit=0 timeout=300 env=COLL_BIG=1
 /* Team collectives against a serial model: broadcast, collect, fcollect, alltoall, alltoalls
  * and every reduction of int8, int32, int64, float, double and double complex (C11 generic
- * forms), at 0, 1, 7 and 4 KiB elements (1 MiB with COLL_BIG=1), over the world team, the
+ * forms), at 0, 1, 7 and 4 KiB elements (and 1 MiB with COLL_BIG=1), over the world team, the
  * even PEs, the reversed world, the rows and columns of split_2d, and an arbitrary-order team
  * (shmemx_team_init); then the mem forms, in-place reductions and the return codes. */
 #include <complex.h>
@@ -226,12 +226,6 @@ int main(void) {
     CHECK(bsrc && bdst, "shmem_malloc of %zu", buf);
     misc();
     run_team(SHMEM_TEAM_WORLD, "world", big);
-    if (big) { /* 1 MiB: the world team only */
-        shmem_barrier_all();
-        if (me == 0) printf("ok big\n");
-        shmem_finalize();
-        return 0;
-    }
     shmem_team_t evens = SHMEM_TEAM_INVALID, reversed = SHMEM_TEAM_INVALID, row, col, arb = SHMEM_TEAM_INVALID;
     CHECK_EQ("split evens", shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &evens), 0);
     CHECK_EQ("split reversed",
@@ -247,11 +241,11 @@ int main(void) {
     shmemx_team_config_t cfg = {0, id};
     CHECK_EQ("team_init", shmemx_team_init(&arb, &cfg, SHMEMX_TEAM_CONFIG_UNIQUEID, npes, (7 * me + 3) % npes), 0);
     CHECK_EQ("arb index", shmem_team_my_pe(arb), (7 * me + 3) % npes);
-    run_team(evens, "evens", 0);
-    run_team(reversed, "reversed", 0);
-    run_team(row, "row", 0);
-    run_team(col, "column", 0);
-    run_team(arb, "arbitrary", 0);
+    run_team(evens, "evens", big);
+    run_team(reversed, "reversed", big);
+    run_team(row, "row", big);
+    run_team(col, "column", big);
+    run_team(arb, "arbitrary", big);
     shmem_barrier_all();
     if (me == 0) printf("ok\n");
     shmem_finalize();

@@ -1,7 +1,7 @@
 //! Collectives through the safe Rust API on real PEs, compared with a serial model: every
 //! collective over the world, the even PEs, the reversed world, 2D rows and columns and an
 //! arbitrary-order team (team_init), for i8, i32, i64, f32, f64 and Complex<f64>, at 0, 1, 7
-//! elements and 4 KiB (1 MiB on the world and reversed teams at 2 and 5 PEs); collectives on
+//! elements and 4 KiB, and 1 MiB on every team (moves in i32; reductions in i8, i32, i64, f32, f64, Complex<f64>); collectives on
 //! disjoint teams from two threads at once.
 
 mod common;
@@ -270,21 +270,40 @@ fn every_collective_on_2d_and_arbitrary_teams() {
     });
 }
 
+/// 1 MiB per PE (alltoall: per destination) through every collective on every kind of team:
+/// world, evens, reversed, 2D rows and columns, arbitrary order.
 #[test]
-fn one_mebibyte_on_world_and_reversed() {
-    spmd("one_mebibyte_on_world_and_reversed", &[2, 5], |s| {
+fn one_mebibyte_on_every_team() {
+    spmd("one_mebibyte_on_every_team", PE_COUNTS, |s| {
         let n = s.n_pes();
         let world = s.team_world();
+        let evens = world.split_strided(0, 2, n.div_ceil(2) as i64, DEFAULT).unwrap();
         let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
+        let (row, col) = world.split_2d(if n >= 6 { 3 } else { 2 }, DEFAULT, DEFAULT).unwrap();
+        let arb = arbitrary(s);
         let len = n << 20;
         let (a, b): (SymSlice<i32>, SymSlice<i32>) = (s.alloc(len / 4).unwrap(), s.alloc(len / 4).unwrap());
         let (x, y): (SymSlice<f64>, SymSlice<f64>) = (s.alloc(len / 8).unwrap(), s.alloc(len / 8).unwrap());
-        for (team, name) in [(&world, "world"), (&rev, "reversed")] {
+        let (p, q): (SymSlice<i8>, SymSlice<i8>) = (s.alloc(1 << 20).unwrap(), s.alloc(1 << 20).unwrap());
+        let (f, g): (SymSlice<f32>, SymSlice<f32>) = (s.alloc(1 << 18).unwrap(), s.alloc(1 << 18).unwrap());
+        let (l, m): (SymSlice<i64>, SymSlice<i64>) = (s.alloc(1 << 17).unwrap(), s.alloc(1 << 17).unwrap());
+        let (z, w): (SymSlice<Complex<f64>>, SymSlice<Complex<f64>>) =
+            (s.alloc(1 << 16).unwrap(), s.alloc(1 << 16).unwrap());
+        let mut teams =
+            vec![(&world, "world"), (&rev, "reversed"), (&row, "row"), (&col, "column"), (&arb, "arbitrary")];
+        if let Some(t) = &evens {
+            teams.push((t, "evens"));
+        }
+        for (team, name) in teams {
             let c = Ctx { team, name, me: s.my_pe() };
             moves(&c, &a, &b, (1 << 20) / 4);
             reduce(&c, Sum, &a, &b, (1 << 20) / 4, i32::val);
             reduce(&c, Max, &x, &y, (1 << 20) / 8, f64::val);
             reduce(&c, Sum, &x, &y, (1 << 20) / 8, f64::val);
+            reduce(&c, Xor, &p, &q, 1 << 20, i8::val);
+            reduce(&c, Sum, &f, &g, 1 << 18, f32::val);
+            reduce(&c, Or, &l, &m, 1 << 17, i64::val);
+            reduce(&c, Prod, &z, &w, 1 << 16, Complex::<f64>::sign);
         }
         s.barrier_all();
     });
