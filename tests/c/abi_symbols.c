@@ -35,14 +35,7 @@ static const any_fn routines[] = {
     FERROSHMEM_REDUCE_BITWISE_TYPES(FERROSHMEM_DECL_REDUCE_ALL)
     FERROSHMEM_DECL_REDUCE_OP(float _Complex, complexf, sum) FERROSHMEM_DECL_REDUCE_OP(float _Complex, complexf, prod)
     FERROSHMEM_DECL_REDUCE_OP(double _Complex, complexd, sum) FERROSHMEM_DECL_REDUCE_OP(double _Complex, complexd, prod)
-    /* The to_all types of the specification (the header lists them one by one). */
-    FERROSHMEM_DECL_TO_ALL_ALL(short, short)
-    FERROSHMEM_DECL_TO_ALL_ALL(int, int)
-    FERROSHMEM_DECL_TO_ALL_ALL(long, long)
-    FERROSHMEM_DECL_TO_ALL_ALL(long long, longlong)
-    FERROSHMEM_DECL_TO_ALL_ARITH(float, float)
-    FERROSHMEM_DECL_TO_ALL_ARITH(double, double)
-    FERROSHMEM_DECL_TO_ALL_ARITH(long double, longdouble)
+    FERROSHMEM_TO_ALL_TYPES(FERROSHMEM_DECL_TO_ALL_ALL, FERROSHMEM_DECL_TO_ALL_ARITH)
     FERROSHMEM_DECL_TO_ALL_OP(float _Complex, complexf, sum) FERROSHMEM_DECL_TO_ALL_OP(float _Complex, complexf, prod)
     FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, sum) FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, prod)
 };

@@ -594,13 +594,12 @@ FERROSHMEM_DECL_SET_MOVES(64)
 #define FERROSHMEM_DECL_TO_ALL_ALL(T, N)                                                          \
     FERROSHMEM_DECL_TO_ALL_OP(T, N, and) FERROSHMEM_DECL_TO_ALL_OP(T, N, or)                       \
     FERROSHMEM_DECL_TO_ALL_OP(T, N, xor) FERROSHMEM_DECL_TO_ALL_ARITH(T, N)
-FERROSHMEM_DECL_TO_ALL_ALL(short, short)
-FERROSHMEM_DECL_TO_ALL_ALL(int, int)
-FERROSHMEM_DECL_TO_ALL_ALL(long, long)
-FERROSHMEM_DECL_TO_ALL_ALL(long long, longlong)
-FERROSHMEM_DECL_TO_ALL_ARITH(float, float)
-FERROSHMEM_DECL_TO_ALL_ARITH(double, double)
-FERROSHMEM_DECL_TO_ALL_ARITH(long double, longdouble)
+/* The real to_all types of the specification: ALL(T, N) for and/or/xor/max/min/sum/prod,
+ * ARITH(T, N) for max/min/sum/prod. */
+#define FERROSHMEM_TO_ALL_TYPES(ALL, ARITH)                                                       \
+    ALL(short, short) ALL(int, int) ALL(long, long) ALL(long long, longlong) ARITH(float, float) \
+    ARITH(double, double) ARITH(long double, longdouble)
+FERROSHMEM_TO_ALL_TYPES(FERROSHMEM_DECL_TO_ALL_ALL, FERROSHMEM_DECL_TO_ALL_ARITH)
 #ifndef __cplusplus
 FERROSHMEM_DECL_TO_ALL_OP(float _Complex, complexf, sum) FERROSHMEM_DECL_TO_ALL_OP(float _Complex, complexf, prod)
 FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, sum) FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, prod)
