@@ -1,9 +1,17 @@
 //! Collectives on shared memory: broadcast, collect, fcollect, alltoall(s) and reductions over
 //! a team or a deprecated active set.
 //!
-//! Small payloads (at most [`EAGER_BYTES`] per PE) are *eager*: each PE copies its payload
-//! into a ring of tagged entries in its team slot and returns once it has read what it needs
-//! from the others' entries, without a closing sync (see [`TeamGroup`]'s `enter_eager`).
+//! With a core per PE, small payloads (at most [`EAGER_BYTES`] per PE) are *eager*: each PE
+//! copies its payload into a ring of tagged entries in its team slot and returns once it has
+//! read what it needs from the others' entries, without a closing sync (see [`TeamGroup`]'s
+//! `enter_eager`).
+//!
+//! With more PEs than cores, what costs is how often each PE must be scheduled, so every
+//! collective that needs every member makes one central sync ([`Group::exchange`]): small
+//! contributions go into a mailbox on member 0 ([`W_CENTRAL`]), medium ones (up to
+//! [`STAGE_HALF`]) into each member's staging area (`job::STAGE_BYTES` per slot, after the
+//! slots); broadcasts up to [`STAGED_BROADCAST_BYTES`] go through a ring in the root's staging
+//! area with no sync at all ([`Group::broadcast_staged`]).
 //!
 //! Larger ones *pull*: a PE announces that it has entered the operation (its source is ready
 //! and its destination is free), the others read its source straight from its mapped memory
@@ -11,15 +19,16 @@
 //! the PE that reduced a chunk writes it into every member's destination after every member has
 //! entered. A closing sync makes every source reusable on return.
 //!
-//! Synchronisation lives on the team's own slot (slot words 64..128: [`W_ARRIVE`], [`W_WORD`],
-//! [`W_ENTER`], the scratch ring, then the team sync), with epochs from
-//! `TeamInner::next_epoch`, so only the team's members take part and teams can run collectives
-//! concurrently. An active set has no slot: it uses the caller's `pSync` array as
+//! Synchronisation lives on the team's own slot (slot words 64..384: [`W_ARRIVE`], [`W_WORD`],
+//! [`W_ENTER`], the scratch ring, the central mailbox; the team sync before them), with epochs
+//! from `TeamInner::next_epoch`, so only the team's members take part and teams can run
+//! collectives concurrently. An active set has no slot: it uses the caller's `pSync` array as
 //! [`ActiveSet`] describes.
 //!
 //! Known limit: a slot reused by a new team whose members differ from the old team's trusts
-//! that no PE of the old team still reads this PE's scratch ring (a PE destroys a team only
-//! after its last collective on it, but an eager reader may lag behind the writer).
+//! that no PE of the old team still reads this PE's rings or staging area (`shmem_team_destroy`
+//! syncs the team first, so this only concerns a Rust `Team` dropped without `destroy`, and a
+//! reader that lags behind its writer).
 #![allow(unsafe_code)]
 
 pub mod api;

@@ -347,7 +347,7 @@ impl Teams {
     }
 
     /// Releases the team behind `handle` on this PE, without synchronising (see
-    /// [`destroy`](crate::team::destroy) for `shmem_team_destroy`).
+    /// [`destroy`] for `shmem_team_destroy`).
     pub fn destroy(&self, handle: TeamHandle) -> Result<()> {
         const ROUTINE: &str = "shmem_team_destroy";
         if handle == TeamHandle::INVALID {
