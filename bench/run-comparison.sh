@@ -44,6 +44,8 @@ floor_rows = [f"best switch between two processes on one core: {floor[('switch',
 for (kind, n), v in sorted(floor.items()):
     if kind == "sync":
         floor_rows.append(f"floor of a sync of {n} PEs (ceil(n / cores) switches): {v:.3f} us")
+    elif kind == "barrier":
+        floor_rows.append(f"a bare central barrier of {n} processes (no library, spin then yield): {v:.3f} us")
     elif kind == "alltoall_copy":
         floor_rows.append(f"floor of the copies of a 64 KiB alltoall among {n} PEs: {v:.3f} us")
 open(f"{out}/machine-floor.md", "w").write("\n".join(floor_rows) + "\n")

@@ -3,11 +3,15 @@
  *  - switch: the cost of one switch between two processes on one core (each calls
  *    sched_yield in turn). A collective that synchronises N PEs on C cores (N > C) needs every
  *    PE to run at least once per operation, so it costs at least ceil(N / C) switches.
+ *  - barrier: a central-counter barrier among N processes with no library and no data, each
+ *    waiter checking a few times and then yielding (sleeping on a futex instead is several
+ *    times slower here): what a real sync costs when the scheduler, not the algorithm, decides.
  *  - copy: the time for the bytes of one alltoall of 64 KiB blocks among N PEs (N * N blocks)
  *    copied by C processes at once, the only work such an alltoall must do on shared memory.
  * Output, one line each:
  *   floor switch <ns per switch>
  *   floor sync <npes> <us>             (ceil(npes / cores) switches)
+ *   floor barrier <npes> <us>          (best of 9 runs of the bare barrier)
  *   floor alltoall_copy <bytes> <npes> <us>
  * Usage: machine_floor [npes...]   (default 2 4 8) */
 #define _GNU_SOURCE
@@ -59,6 +63,41 @@ static double switch_ns(void) {
     return t[0];
 }
 
+/* Best of 9 runs: time per barrier of `npes` processes on a central counter. */
+static double barrier_us(int npes) {
+    enum { RUNS = 9, BARRIERS = 4000 };
+    double t[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        volatile long *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (shared == MAP_FAILED) {
+            perror("mmap");
+            exit(1);
+        }
+        long *count = (long *)&shared[0], *release = (long *)&shared[8];
+        double t0 = now_s();
+        for (int p = 0; p < npes; p++) {
+            if (fork() == 0) {
+                for (long b = 1; b <= BARRIERS; b++) {
+                    if (__atomic_add_fetch(count, 1, __ATOMIC_ACQ_REL) == npes * b) {
+                        __atomic_store_n(release, b, __ATOMIC_RELEASE);
+                    } else {
+                        for (int k = 0; __atomic_load_n(release, __ATOMIC_ACQUIRE) < b; k++) {
+                            if (k >= 4) sched_yield();
+                        }
+                    }
+                }
+                _exit(0);
+            }
+        }
+        while (wait(NULL) > 0) {
+        }
+        t[r] = (now_s() - t0) / BARRIERS * 1e6;
+        munmap((void *)shared, 4096);
+    }
+    qsort(t, RUNS, sizeof t[0], cmp_double);
+    return t[0];
+}
+
 /* The best of 9 runs in which `cores` processes copy the N * N blocks of an alltoall among `npes` PEs (block j of PE i's
  * source to block i of PE j's destination), each a share of the destination PEs. */
 static double alltoall_copy_us(size_t block, int npes, int cores) {
@@ -105,7 +144,10 @@ int main(int argc, char **argv) {
     printf("floor switch %.0f\n", sw);
     for (int k = 0; k < count; k++) {
         int n = argc > 1 ? atoi(argv[k + 1]) : defaults[k];
-        if (n > cores) printf("floor sync %d %.3f\n", n, (n + cores - 1) / cores * sw / 1e3);
+        if (n > cores) {
+            printf("floor sync %d %.3f\n", n, (n + cores - 1) / cores * sw / 1e3);
+            printf("floor barrier %d %.3f\n", n, barrier_us(n));
+        }
         int procs = n < cores ? n : cores;
         printf("floor alltoall_copy 65536 %d %.3f\n", n, alltoall_copy_us(65536, n, procs));
         fflush(stdout);
