@@ -84,7 +84,7 @@ int shmemx_team_create_wait(shmemx_team_request_t req);
 /* Team usage on the calling PE (also printed at init by PE 0 with SHMEM_INFO=1). A PE can
  * belong to `capacity` teams at once (SHMEMX_TEAM_SLOTS, default 8192); each costs
  * shared_bytes_per_team of shared memory (its synchronisation slot) and
- * private_bytes_per_team of process memory, plus 32 KiB of staging address space that becomes
+ * private_bytes_per_team of process memory, plus 80 KiB of staging address space that becomes
  * memory only as collectives of medium payloads use it when PEs outnumber cores. Returns 0
  * (nonzero for a NULL info). */
 typedef struct {

@@ -37,7 +37,7 @@ pub const DEFAULT_HEAP_SIZE: usize = 512 << 20;
 pub const DEFAULT_TEAM_SLOTS: usize = 8192;
 
 const MAGIC: u64 = 0x4645_5252_4f53_484d; // "FERROSHM"
-const LAYOUT_VERSION: u32 = 3;
+const LAYOUT_VERSION: u32 = 4;
 /// Granule of the big regions: a huge-page multiple keeps heaps well aligned.
 const REGION_ALIGN: usize = 2 << 20;
 /// Page size assumed for mapping granularity (checked at runtime against sysconf).
@@ -52,7 +52,7 @@ pub const SLOT_FIXED_WORDS: usize = 384;
 /// block): where oversubscribed collectives of medium payloads stage their data, so that they
 /// need one sync rather than two (see `coll`). Untouched pages cost nothing (the job file is
 /// sparse), so only teams that use it pay for it.
-pub const STAGE_BYTES: usize = 32 << 10;
+pub const STAGE_BYTES: usize = 80 << 10;
 /// Words of one mailbox (a flag word then the payload): two cache lines.
 pub const MAILBOX_WORDS: usize = 16;
 

@@ -71,7 +71,12 @@ pub const CENTRAL_WORDS: usize = 128;
 /// Staging area of a team slot (`job::STAGE_BYTES` per PE): two halves for staged exchanges,
 /// then the ring of staged broadcasts, then the ring's tags (one word per entry, apart from
 /// the payloads so that a payload word left by entries of another size never looks like one).
-pub const STAGE_HALF: usize = 8 << 10;
+pub const STAGE_HALF: usize = 32 << 10;
+/// Largest block staged (and so the largest staged fcollect or reduction): above it, writing
+/// the block into the staging area and having the others read it there costs more than the
+/// sync it saves (the pull path reads the sources, which stay in cache from call to call, and
+/// reductions split the work from 16 KiB). An alltoall of n such blocks may use a whole half.
+pub const STAGED_BLOCK_BYTES: usize = 8 << 10;
 /// Offset of the staged broadcast ring in the staging area.
 pub const STAGE_RING: usize = 2 * STAGE_HALF;
 /// Most entries of the staged ring.
@@ -369,7 +374,7 @@ impl Group for TeamGroup<'_> {
         }
         let stride = block.div_ceil(8).max(1) * 8;
         let in_mailbox = parts * n * stride <= CENTRAL_WORDS / 2 * 8;
-        if !in_mailbox && parts * block > STAGE_HALF {
+        if !in_mailbox && (parts * block > STAGE_HALF || block > STAGED_BLOCK_BYTES) {
             return false;
         }
         self.epoch = self.team.next_epoch();
@@ -911,7 +916,7 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     let me = g.me();
     // Small and medium: every member reduces all members' payloads in member order, straight
     // into dest (nobody reads our source or dest, so in place needs nothing special).
-    if n > 1 && nbytes <= STAGE_HALF && g.exchange(rt, src, nbytes, 1, 0) {
+    if n > 1 && nbytes <= STAGED_BLOCK_BYTES && g.exchange(rt, src, nbytes, 1, 0) {
         // SAFETY: the exchange holds every member's `count` elements until our next collective.
         reduce_small::<T, O>(dest, count, n, |i, buf| unsafe {
             aligned::<T>(g.exchanged(rt, i), nbytes, buf)
