@@ -148,9 +148,10 @@ pub trait Group {
     fn all_entered(&mut self, _rt: &Runtime) {}
     /// Oversubscribed exchanges (fcollect, alltoall, reductions) of small and medium
     /// payloads, in one central sync and no closing one: this PE's `parts` blocks of `block`
-    /// bytes at `src` are copied either into one mailbox on member 0 (block `j` into row `j`,
-    /// at this PE's column: each PE then reads one row of a few cache lines rather than a line
-    /// of every member) or, when too big for it, into this PE's staging area. Then
+    /// bytes at `src` are copied either into one mailbox on member 0 (all of a member's blocks
+    /// side by side, members one after the other: a PE writes one run of cache lines, and the
+    /// few lines a PE then reads are shared by every PE of its core) or, when too big for it,
+    /// into this PE's staging area. Then
     /// [`Group::exchanged`] gives where member i's block of row `row` is, valid until this
     /// PE's next collective on the group. False (nothing done) when the group has neither or
     /// the blocks fit neither; every member makes the same choice.
@@ -205,7 +206,7 @@ pub struct TeamGroup<'a> {
 #[derive(Debug, Clone, Copy)]
 enum Exchanged {
     None,
-    /// In member 0's mailbox: member i's block at `row + i * stride`.
+    /// In member 0's mailbox: member i's block for this PE at `row + i * stride`.
     Mailbox {
         row: usize,
         stride: usize,
@@ -389,12 +390,13 @@ impl Group for TeamGroup<'_> {
         if in_mailbox {
             let words = &rt.ctrl.slot(self.pe(0), self.team.slot)[W_CENTRAL + half * CENTRAL_WORDS / 2..];
             let mailbox = words.as_ptr() as usize;
+            let mine = mailbox + self.me() * parts * stride;
             for j in 0..parts {
                 // SAFETY: the block lies inside this half of the mailbox (size checked above);
-                // no member reads or writes this column of it until the sync below.
-                unsafe { copy(mailbox + (j * n + self.me()) * stride, src + j * block, block) };
+                // no member reads or writes this PE's part of it until the sync below.
+                unsafe { copy(mine + j * stride, src + j * block, block) };
             }
-            self.exchanged = Exchanged::Mailbox { row: mailbox + row * n * stride, stride };
+            self.exchanged = Exchanged::Mailbox { row: mailbox + row * stride, stride: parts * stride };
         } else {
             let stage = rt.ctrl.stage(rt.my_pe, self.team.slot) + half * STAGE_HALF;
             // SAFETY: `parts * block` bytes fit the half (checked above); nobody reads it
