@@ -165,9 +165,9 @@ pub trait Group {
     /// Oversubscribed broadcasts up to [`STAGED_BROADCAST_BYTES`]: the root copies its payload
     /// into a ring in its staging area and returns; the others copy it from there, with no
     /// sync, so the root runs up to the ring's depth (128 entries of 64 bytes, fewer of larger
-    /// ones) ahead of the slowest member, and each PE, once scheduled, gets through many. `write_dest`: copy into this PE's `dest` (false
-    /// on a root that must leave its dest alone). False (nothing done) when not applicable;
-    /// every member makes the same choice.
+    /// ones) ahead of the slowest member, and each PE, once scheduled, gets through many.
+    /// `write_dest`: copy into this PE's `dest` (false on a root that must leave its dest
+    /// alone). False (nothing done) when not applicable; every member makes the same choice.
     fn broadcast_staged(
         &mut self,
         _rt: &Runtime,
