@@ -43,7 +43,7 @@ for line in open(floor_file):
 floor_rows = [f"best switch between two processes on one core: {floor[('switch', 0)]:.0f} ns"]
 for (kind, n), v in sorted(floor.items()):
     if kind == "sync":
-        floor_rows.append(f"floor of a sync of {n} PEs (ceil(n / cores) switches): {v:.3f} us")
+        floor_rows.append(f"floor of a sync of {n} PEs (ceil(n / cores) - 1 switches per core): {v:.3f} us")
     elif kind == "barrier":
         floor_rows.append(f"a bare central barrier of {n} processes (no library, spin then yield): {v:.3f} us")
     elif kind == "alltoall_copy":

@@ -2,7 +2,8 @@
  * figures can be read against it:
  *  - switch: the cost of one switch between two processes on one core (each calls
  *    sched_yield in turn). A collective that synchronises N PEs on C cores (N > C) needs every
- *    PE to run at least once per operation, so it costs at least ceil(N / C) switches.
+ *    PE that waits in it to run again once it is released, except one per core that may be
+ *    running at that moment: at least ceil(N / C) - 1 switches per operation on each core.
  *  - barrier: a central-counter barrier among N processes with no library and no data, each
  *    waiter checking a few times and then yielding (sleeping on a futex instead is several
  *    times slower here): what a real sync costs when the scheduler, not the algorithm, decides.
@@ -10,7 +11,7 @@
  *    copied by C processes at once, the only work such an alltoall must do on shared memory.
  * Output, one line each:
  *   floor switch <ns per switch>
- *   floor sync <npes> <us>             (ceil(npes / cores) switches)
+ *   floor sync <npes> <us>             (ceil(npes / cores) - 1 switches)
  *   floor barrier <npes> <us>          (best of 9 runs of the bare barrier)
  *   floor alltoall_copy <bytes> <npes> <us>
  * Usage: machine_floor [npes...]   (default 2 4 8) */
@@ -145,7 +146,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < count; k++) {
         int n = argc > 1 ? atoi(argv[k + 1]) : defaults[k];
         if (n > cores) {
-            printf("floor sync %d %.3f\n", n, (n + cores - 1) / cores * sw / 1e3);
+            printf("floor sync %d %.3f\n", n, ((n + cores - 1) / cores - 1) * sw / 1e3);
             printf("floor barrier %d %.3f\n", n, barrier_us(n));
         }
         int procs = n < cores ? n : cores;
