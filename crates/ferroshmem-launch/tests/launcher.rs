@@ -122,3 +122,24 @@ fn pes_with_different_affinity_agree() {
     let r = common::run_job(2, sh, &["-c", script, prog], &[], Duration::from_secs(120));
     assert!(!r.timed_out && r.status == Some(0), "status {:?}\n{}\n{}", r.status, r.stdout, r.stderr);
 }
+
+/// Every PE on one CPU (the inner oshrun pinned with taskset, so the job knows it has one
+/// core; the outer oshrun is only the harness's way to launch with a timeout and a leftover
+/// check): waits must hand the core over, never poll it away from a PE that still has to
+/// arrive.
+#[test]
+fn all_pes_on_one_core_complete() {
+    let prog = common::compile_c(&common::repo_root().join("tests/c/coll_team.c"));
+    let taskset = std::path::Path::new("/usr/bin/taskset");
+    let oshrun = common::oshrun();
+    for n in ["2", "4"] {
+        let r = common::run_job(
+            1,
+            taskset,
+            &["-c", "0", oshrun.to_str().unwrap(), "-n", n, prog.to_str().unwrap()],
+            &[],
+            Duration::from_secs(120),
+        );
+        assert!(!r.timed_out && r.status == Some(0), "{n} PEs: {:?}\n{}\n{}", r.status, r.stdout, r.stderr);
+    }
+}

@@ -17,7 +17,9 @@ pub struct PeCtrl {
     /// Set by a waiter about to sleep, cleared by the one writer that rings for it: later
     /// writers then skip the wake system call until a waiter sleeps again.
     pub armed: AtomicU32,
-    _pad: [u8; 52],
+    /// The CPU this PE last ran a central sync on, plus one (0: not known yet).
+    pub cpu: AtomicU32,
+    _pad: [u8; 48],
 }
 
 const _: () = assert!(std::mem::size_of::<PeCtrl>() <= CTRL_FIXED);

@@ -32,6 +32,8 @@ pub struct WaitPolicy {
     pub sleep_for: Duration,
     /// More PEs than cores: algorithms should minimise how often each PE must run.
     pub oversubscribed: bool,
+    /// Cores of the job.
+    pub cores: usize,
 }
 
 impl WaitPolicy {
@@ -51,6 +53,7 @@ impl WaitPolicy {
                     .max(1),
             ),
             oversubscribed,
+            cores,
         }
     }
 }
