@@ -116,9 +116,9 @@ pub const REDUCE_SCATTER_BYTES: usize = 16 << 10;
 /// The PEs taking part in one collective and how they meet.
 pub trait Group {
     /// Checked mode: verifies that every member makes this same call (teams only; an active
-    /// set has no place to compare calls). Callers build the signature only in checked mode:
+    /// set has no place to compare calls). `call` builds the signature, only in checked mode:
     /// it costs more than a small collective.
-    fn check(&mut self, _rt: &Runtime, _call: &Signature) -> Result<()> {
+    fn check(&mut self, _rt: &Runtime, _call: impl FnOnce() -> Signature) -> Result<()> {
         Ok(())
     }
     /// Number of members.
@@ -263,9 +263,9 @@ impl<'a> TeamGroup<'a> {
 }
 
 impl Group for TeamGroup<'_> {
-    fn check(&mut self, rt: &Runtime, call: &Signature) -> Result<()> {
+    fn check(&mut self, rt: &Runtime, call: impl FnOnce() -> Signature) -> Result<()> {
         if rt.checked {
-            crate::team::checked::check_team(rt, self.team, call)?;
+            crate::team::checked::check_team(rt, self.team, &call())?;
         }
         Ok(())
     }
@@ -657,9 +657,7 @@ pub fn broadcast(
     root: usize,
     update_root: bool,
 ) -> Result<()> {
-    if rt.checked {
-        g.check(rt, &Signature::new("shmem_broadcast", &[nbytes as i64, root as i64]))?;
-    }
+    g.check(rt, || Signature::new("shmem_broadcast", &[nbytes as i64, root as i64]))?;
     if root >= g.n() {
         return Err(Error::invalid(routine, "PE_root", format!("{root} not below team size {}", g.n())));
     }
@@ -700,9 +698,7 @@ pub fn fcollect(
     src: usize,
     nbytes: usize,
 ) -> Result<()> {
-    if rt.checked {
-        g.check(rt, &Signature::new("shmem_fcollect", &[nbytes as i64]))?;
-    }
+    g.check(rt, || Signature::new("shmem_fcollect", &[nbytes as i64]))?;
     let n = g.n();
     at(rt, routine, dest, nbytes * n, rt.my_pe)?;
     at(rt, routine, src, nbytes, rt.my_pe)?;
@@ -746,9 +742,7 @@ pub fn collect(
     nbytes: usize,
     dest_cap: usize,
 ) -> Result<usize> {
-    if rt.checked {
-        g.check(rt, &Signature::new("shmem_collect", &[]))?;
-    }
+    g.check(rt, || Signature::new("shmem_collect", &[]))?;
     let n = g.n();
     at(rt, routine, src, nbytes, rt.my_pe)?;
     // The count travels +1 so that an active set's word 0 still means "nothing published".
@@ -794,12 +788,7 @@ pub fn alltoalls(
     sst: usize,
     nelems: usize,
 ) -> Result<()> {
-    if rt.checked {
-        g.check(
-            rt,
-            &Signature::new("shmem_alltoalls", &[elem as i64, dst as i64, sst as i64, nelems as i64]),
-        )?;
-    }
+    g.check(rt, || Signature::new("shmem_alltoalls", &[elem as i64, dst as i64, sst as i64, nelems as i64]))?;
     let n = g.n();
     if nelems > 0 && (dst == 0 || sst == 0) {
         return Err(Error::invalid(routine, "dst/sst", "strides must be positive"));
@@ -912,9 +901,7 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     src: usize,
     count: usize,
 ) -> Result<()> {
-    if rt.checked {
-        g.check(rt, &Signature::new("shmem_reduce", &[count as i64, std::mem::size_of::<T>() as i64]))?;
-    }
+    g.check(rt, || Signature::new("shmem_reduce", &[count as i64, std::mem::size_of::<T>() as i64]))?;
     let size = std::mem::size_of::<T>();
     let nbytes = count * size;
     let align = std::mem::align_of::<T>();
