@@ -223,12 +223,21 @@ impl<'a> TeamGroup<'a> {
         TeamGroup { team, epoch: 0, entry_words: 1, eager: false, exchanged: Exchanged::None }
     }
 
-    /// Waits until no member can still read a ring entry written before epoch `need`: every
-    /// other member has started a collective at `need` or later (see `enter_eager`). When it
-    /// must look, it waits for half a ring (`depth` entries) more, up to the collective this
-    /// PE is in (which every member can reach without us), so that a root that runs ahead
-    /// looks at the others' words once per half ring rather than once per operation.
-    fn wait_ring_free(&self, rt: &Runtime, need: u64, depth: u64) {
+    /// Before this epoch writes its entry (of `entry` size, `depth` to the ring) of a ring whose
+    /// last write is recorded at slot words `last` (epoch) and `last + 1` (entry size): waits
+    /// until no member can still read the entry. With the same entry size as the last write,
+    /// the entry was last written `depth` blocks ago; with another size any earlier write may
+    /// overlap, so it waits past the last one. "No member can read it" means every other
+    /// member has started a later collective (see `enter_eager`). When it must look, it waits
+    /// for half a ring more, up to the collective this PE is in (which every member can reach
+    /// without us), so a root that runs ahead looks at the others' words once per half ring.
+    fn wait_ring_free(&self, rt: &Runtime, last: usize, entry: u64, depth: u64) {
+        let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
+        let need = if mine[last + 1].load(Ordering::Relaxed) == entry {
+            ((self.epoch >> Self::shift(rt)) + 1).saturating_sub(depth) << Self::shift(rt)
+        } else {
+            mine[last].load(Ordering::Relaxed) + 1
+        };
         if need <= 1 || need <= self.team.entered_floor() {
             return;
         }
@@ -311,10 +320,8 @@ impl Group for TeamGroup<'_> {
     /// The scratch is a ring of entries of the payload's size, the entry chosen by the epoch's
     /// block (epoch >> shift). Before writing an entry, this PE waits until every member has
     /// started a collective after the last one that could have written the entry's words (a
-    /// member reads an entry only during its own epoch, and [`W_ENTER`] only grows): with the
-    /// same entry size as its previous write, the entry was last written `depth` blocks ago;
-    /// with another size, any earlier write may overlap, so it waits past the last one.
-    /// Entries interleave tag and payload words (even words of the ring are tags: the epoch
+    /// member reads an entry only during its own epoch, and [`W_ENTER`] only grows; see
+    /// `wait_ring_free`). Entries interleave tag and payload words (even words of the ring are tags: the epoch
     /// that wrote them, whatever the entry size), and readers wait for the entry's first tag:
     /// it is in the payload's cache line, and since an entry is not rewritten while a reader
     /// may still wait for it, `tag >= epoch` means this epoch's data.
@@ -329,15 +336,7 @@ impl Group for TeamGroup<'_> {
         mine[W_ENTER].store(self.epoch, Ordering::Release);
         // A zero-byte collective still publishes a tag (readers wait for it).
         if len > 0 || common == 0 {
-            let (last, last_words) =
-                (mine[W_LAST].load(Ordering::Relaxed), mine[W_LAST + 1].load(Ordering::Relaxed));
-            let shift = Self::shift(rt);
-            let need = if last_words == self.entry_words as u64 {
-                ((self.epoch >> shift) + 1).saturating_sub(self.depth()) << shift
-            } else {
-                last + 1
-            };
-            self.wait_ring_free(rt, need, self.depth());
+            self.wait_ring_free(rt, W_LAST, self.entry_words as u64, self.depth());
             let entry = &mine[W_SCRATCH + self.entry(rt)..];
             let words = len.div_ceil(8);
             if words == 0 {
@@ -451,14 +450,7 @@ impl Group for TeamGroup<'_> {
         let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
         mine[W_ENTER].store(self.epoch, Ordering::Release);
         if self.me() == root {
-            let (last, last_bytes) =
-                (mine[W_STAGE_LAST].load(Ordering::Relaxed), mine[W_STAGE_LAST + 1].load(Ordering::Relaxed));
-            let need = if last_bytes == entry_bytes as u64 {
-                ((self.epoch >> shift) + 1).saturating_sub(depth) << shift
-            } else {
-                last + 1
-            };
-            self.wait_ring_free(rt, need, depth);
+            self.wait_ring_free(rt, W_STAGE_LAST, entry_bytes as u64, depth);
             let entry = rt.ctrl.stage(rt.my_pe, self.team.slot) + offset;
             // SAFETY: the entry lies in this PE's ring and no member reads it any more (waited
             // above); `src` is the caller's checked source.
