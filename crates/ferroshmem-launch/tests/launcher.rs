@@ -104,6 +104,9 @@ fn bad_command_lines_are_refused() {
     let out = Command::new(common::oshrun()).args(["-n", "2", "/nonexistent/program"]).output().unwrap();
     assert_eq!(out.status.code(), Some(127));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start /nonexistent/program"));
+    let out = Command::new(common::oshrun()).args(["--bind-to", "socket", "true"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--bind-to socket: expected auto, core or none"));
     let out =
         Command::new(common::oshrun()).env("SHMEM_SYMMETRIC_SIZE", "lots").args(["true"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -121,6 +124,36 @@ fn pes_with_different_affinity_agree() {
     let prog = prog.to_str().unwrap();
     let r = common::run_job(2, sh, &["-c", script, prog], &[], Duration::from_secs(120));
     assert!(!r.timed_out && r.status == Some(0), "status {:?}\n{}\n{}", r.status, r.stdout, r.stderr);
+}
+
+/// `--bind-to`: with more PEs than CPUs (auto) or when asked (core), PE i runs only on the
+/// (i mod k)-th allowed CPU; otherwise, or with `none`, PEs keep oshrun's CPUs. The inner
+/// oshrun runs on CPUs 0 and 1 (taskset); each PE prints the CPUs the kernel lets it use.
+#[test]
+fn pes_are_pinned_round_robin_when_they_outnumber_cpus() {
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        eprintln!("one CPU: nothing to pin round-robin");
+        return;
+    }
+    let taskset = std::path::Path::new("/usr/bin/taskset");
+    let oshrun = common::oshrun();
+    let script = r#"echo "pe $FERROSHMEM_PE cpus $(grep Cpus_allowed_list /proc/self/status | cut -f2)""#;
+    let cases: [(&str, &str, [&str; 4]); 4] = [
+        ("auto", "4", ["0", "1", "0", "1"]),
+        ("none", "4", ["0-1"; 4]),
+        ("auto", "2", ["0-1"; 4]),
+        ("core", "2", ["0", "1", "", ""]),
+    ];
+    for (bind, n, want) in cases {
+        let args =
+            ["-c", "0,1", oshrun.to_str().unwrap(), "-n", n, "--bind-to", bind, "/bin/sh", "-c", script];
+        let r = common::run_job(1, taskset, &args, &[], Duration::from_secs(60));
+        assert!(!r.timed_out && r.status == Some(0), "{bind} {n}: {:?}\n{}", r.status, r.stderr);
+        for (pe, cpus) in want.iter().enumerate().take(n.parse().unwrap()) {
+            let line = format!("pe {pe} cpus {cpus}\n");
+            assert!(r.stdout.contains(&line), "--bind-to {bind} -n {n}: no line {line:?} in\n{}", r.stdout);
+        }
+    }
 }
 
 /// Every PE on one CPU (the inner oshrun pinned with taskset, so the job knows it has one
