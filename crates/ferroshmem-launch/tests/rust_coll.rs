@@ -440,3 +440,53 @@ fn eager_collectives_back_to_back() {
         s.barrier_all();
     });
 }
+
+/// Alltoalls whose blocks are pushed into the other members' destinations (blocks over 8 KiB,
+/// or strided, when PEs outnumber cores) back to back, with values that change every round: a
+/// PE that ran ahead must not write into a destination its owner is still checking, and a PE
+/// must not return before every block for it has landed.
+#[test]
+fn pushed_alltoalls_back_to_back() {
+    spmd("pushed_alltoalls_back_to_back", &[2, 3, 8], |s| {
+        let (me, n) = (s.my_pe(), s.n_pes());
+        let world = s.team_world();
+        let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
+        let block = 1100; // i64 elements: 8800 bytes per block
+        let (src, dst): (SymSlice<i64>, SymSlice<i64>) =
+            (s.alloc(3 * block * n).unwrap(), s.alloc(3 * block * n).unwrap());
+        let val =
+            |w: usize, j: usize, k: usize, round: usize| (((w * 64 + j) * 4096 + k) * 64 + round) as i64;
+        for round in 0..60 {
+            let team = if round % 3 == 2 { &rev } else { &world };
+            let r = team.my_pe();
+            let len = if round % 2 == 0 { block } else { block / 2 + 1 };
+            set(&src, len * n, |x| val(me, x / len, x % len, round));
+            team.alltoall(&dst, &src, len).unwrap();
+            for j in 0..n {
+                let w = team.world_pe(j).unwrap();
+                for k in [0, 1, len / 2, len - 1] {
+                    assert_eq!(
+                        dst.read(j * len + k).unwrap(),
+                        val(w, r, k, round),
+                        "alltoall {len} round {round}"
+                    );
+                }
+            }
+            // Strided: element k of block j at 3 * (j * 7 + k) in src, at 2 * (i * 7 + k) in dst.
+            set(&src, 3 * 7 * n, |x| val(me, x / 21, x % 21, round + 1));
+            team.alltoalls(&dst, &src, 2, 3, 7).unwrap();
+            for i in 0..n {
+                let w = team.world_pe(i).unwrap();
+                for k in 0..7 {
+                    let at = 3 * (r * 7 + k);
+                    assert_eq!(
+                        dst.read(2 * (i * 7 + k)).unwrap(),
+                        val(w, at / 21, at % 21, round + 1),
+                        "alltoalls {round}"
+                    );
+                }
+            }
+        }
+        s.barrier_all();
+    });
+}
