@@ -319,7 +319,12 @@ impl Runtime {
         let core_aware = n <= CORE_AWARE_MAX_PES;
         let cpu = if core_aware { rustix::thread::sched_getcpu() as u32 + 1 } else { 0 };
         if core_aware {
-            self.ctrl.pe(self.my_pe).cpu.store(cpu, Ordering::Relaxed);
+            let mine = &self.ctrl.pe(self.my_pe).cpu;
+            // Written only when it changes: the line also holds the doorbell words that every
+            // writer to this PE reads.
+            if mine.load(Ordering::Relaxed) != cpu {
+                mine.store(cpu, Ordering::Relaxed);
+            }
             self.ctrl.slot(self.my_pe, slot)[CENTRAL_ARRIVED].store(epoch, Ordering::Relaxed);
         }
         let words = self.ctrl.slot(root, slot);
@@ -369,11 +374,20 @@ impl Runtime {
     ) {
         let start = Instant::now();
         let mut rounds = 0u32;
+        // The members last seen on this CPU, looked up once: each check then reads only their
+        // arrival words, lines that PEs of this core wrote.
+        let mut here = [0usize; CORE_AWARE_MAX_PES];
+        let mut count = 0;
+        for pe in (0..n).map(member).filter(|&pe| pe != self.my_pe) {
+            if self.ctrl.pe(pe).cpu.load(Ordering::Relaxed) == cpu {
+                here[count] = pe;
+                count += 1;
+            }
+        }
         let someone_here_to_arrive = || {
-            (0..n).map(member).filter(|&pe| pe != self.my_pe).any(|pe| {
-                self.ctrl.pe(pe).cpu.load(Ordering::Relaxed) == cpu
-                    && self.ctrl.slot(pe, slot)[CENTRAL_ARRIVED].load(Ordering::Relaxed) < epoch
-            })
+            here[..count]
+                .iter()
+                .any(|&pe| self.ctrl.slot(pe, slot)[CENTRAL_ARRIVED].load(Ordering::Relaxed) < epoch)
         };
         while !released() {
             rounds += 1;
