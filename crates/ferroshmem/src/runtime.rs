@@ -52,8 +52,10 @@ pub const CENTRAL_RELEASE: usize = SYNC_ROUNDS + 8;
 /// Slot word (on every member) holding the last epoch at which it arrived in a central sync.
 pub const CENTRAL_ARRIVED: usize = SYNC_ROUNDS + 4;
 /// Central syncs of teams up to this size wait core-aware (`poll_while_core_idle`), whose
-/// every check reads each member's CPU and arrival words.
+/// every check reads the arrival words of the members on its CPU.
 const CORE_AWARE_MAX_PES: usize = 64;
+/// ... in jobs up to this size (each such wait first reads every PE's CPU word once).
+const CORE_AWARE_MAX_JOB: usize = 1024;
 
 /// Everything a PE knows about the job. Lives for the rest of the process once initialised.
 #[derive(Debug)]
@@ -167,6 +169,8 @@ impl Runtime {
         let map = Mapping::shared(job.fd(), 0, layout.fixed_len())?;
         let base = map.ptr;
         let ctrl = CtrlTable::new(base, layout);
+        // Where this PE runs, for the core-aware waits of the others (updated by central syncs).
+        ctrl.pe(my_pe).cpu.store(rustix::thread::sched_getcpu() as u32 + 1, Ordering::Relaxed);
         let statics = if options.share_statics {
             match static_data::find_main_segment() {
                 Some(seg) => Some(SharedStatics::share(&job, my_pe, seg)?),
@@ -316,7 +320,7 @@ impl Runtime {
     fn central_sync(&self, slot: usize, n: usize, member: impl Fn(usize) -> usize, epoch: u64) {
         let root = member(0);
         // Where and that this PE arrived, for the waits of the others on its core (below).
-        let core_aware = n <= CORE_AWARE_MAX_PES;
+        let core_aware = n <= CORE_AWARE_MAX_PES && self.n_pes <= CORE_AWARE_MAX_JOB;
         let cpu = if core_aware { rustix::thread::sched_getcpu() as u32 + 1 } else { 0 };
         if core_aware {
             let mine = &self.ctrl.pe(self.my_pe).cpu;
@@ -356,11 +360,11 @@ impl Runtime {
         self.wait_until(root, released);
     }
 
-    /// A PE waiting in a central sync whose core has no other member still to arrive keeps
+    /// A PE waiting in a central sync whose core has no other PE still to arrive keeps
     /// polling rather than yielding: yielding would only hand the core to a PE that waits too,
     /// and the release, when it comes, would wait for a switch back. It yields as soon as a
-    /// member last seen on its core has not arrived, and gives up after `yield_for` (the usual
-    /// wait takes over). With PEs pinned (oshrun does so when they outnumber the cores) the
+    /// member last seen on its core has not arrived, does not poll at all when a PE outside
+    /// the team shares its core, and gives up after `yield_for` (the usual wait takes over). With PEs pinned (oshrun does so when they outnumber the cores) the
     /// CPUs are exact: a 4-PE sync on 2 cores took 1.5 µs rather than 2.9 unpinned, and 8, 12
     /// and 16 PEs gained 7-13% over waiting without it. Unpinned, 8 PEs neither gain nor lose.
     fn poll_while_core_idle(
@@ -374,15 +378,21 @@ impl Runtime {
     ) {
         let start = Instant::now();
         let mut rounds = 0u32;
-        // The members last seen on this CPU, looked up once: each check then reads only their
-        // arrival words, lines that PEs of this core wrote.
+        // The PEs last seen on this CPU, looked up once: each check then reads only their
+        // arrival words, lines that PEs of this core wrote. If one of them is not a member,
+        // polling could keep it from running while a member waits for it (a row team's sync
+        // holding the core that a PE of another row needs): then this PE waits as usual.
         let mut here = [0usize; CORE_AWARE_MAX_PES];
         let mut count = 0;
-        for pe in (0..n).map(member).filter(|&pe| pe != self.my_pe) {
-            if self.ctrl.pe(pe).cpu.load(Ordering::Relaxed) == cpu {
-                here[count] = pe;
-                count += 1;
+        for pe in (0..self.n_pes).filter(|&pe| pe != self.my_pe) {
+            if self.ctrl.pe(pe).cpu.load(Ordering::Relaxed) != cpu {
+                continue;
             }
+            if count == here.len() || !(0..n).any(|i| member(i) == pe) {
+                return;
+            }
+            here[count] = pe;
+            count += 1;
         }
         let someone_here_to_arrive = || {
             here[..count]
