@@ -1,7 +1,7 @@
 //! The per-process runtime: who we are, where every PE's memory is mapped, and the world barrier.
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{fence, AtomicBool, AtomicPtr, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -42,8 +42,9 @@ impl Default for InitOptions {
 pub const SYNC_ROUNDS: usize = 32;
 /// Slot word (on member 0) counting arrivals of the central sync.
 pub const CENTRAL_ARRIVALS: usize = SYNC_ROUNDS;
-/// Bits of the arrivals word that count arrivals (the rest hold the epoch: 2^44 syncs).
-const CENTRAL_COUNT_BITS: u32 = 20;
+/// Bits of the arrivals word (and other epoch-tagged counts) that count (the rest hold the
+/// epoch: 2^44 operations).
+pub const CENTRAL_COUNT_BITS: u32 = 20;
 const CENTRAL_COUNT_MASK: u64 = (1 << CENTRAL_COUNT_BITS) - 1;
 /// Teams this large use dissemination even when oversubscribed.
 const CENTRAL_MAX_PES: usize = 1 << CENTRAL_COUNT_BITS;
@@ -56,6 +57,32 @@ pub const CENTRAL_ARRIVED: usize = SYNC_ROUNDS + 4;
 const CORE_AWARE_MAX_PES: usize = 64;
 /// ... in jobs up to this size (each such wait first reads every PE's CPU word once).
 const CORE_AWARE_MAX_JOB: usize = 1024;
+
+/// Adds one to `word`, an epoch-tagged count: (epoch << 20) | count. A count left by an older
+/// operation (or by an older team on the slot) carries a smaller epoch and restarts at 1.
+/// Returns the new count. AcqRel: what the caller wrote before is visible with the count, and
+/// what the earlier adders wrote is visible to the caller.
+pub fn add_to_tagged_count(word: &AtomicU64, epoch: u64) -> u64 {
+    let mut cur = word.load(Ordering::Relaxed);
+    loop {
+        let count = if cur >> CENTRAL_COUNT_BITS == epoch { (cur & CENTRAL_COUNT_MASK) + 1 } else { 1 };
+        match word.compare_exchange_weak(
+            cur,
+            (epoch << CENTRAL_COUNT_BITS) | count,
+            Ordering::AcqRel,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => return count,
+            Err(now) => cur = now,
+        }
+    }
+}
+
+/// The value of a tagged count (see [`add_to_tagged_count`]) once `count` adds of `epoch`
+/// have been made.
+pub const fn tagged_count(epoch: u64, count: u64) -> u64 {
+    (epoch << CENTRAL_COUNT_BITS) | count
+}
 
 /// Everything a PE knows about the job. Lives for the rest of the process once initialised.
 #[derive(Debug)]
@@ -333,21 +360,7 @@ impl Runtime {
         }
         let words = self.ctrl.slot(root, slot);
         let (arrivals, release) = (&words[CENTRAL_ARRIVALS], &words[CENTRAL_RELEASE]);
-        // The arrivals word is (epoch << 20) | count: a count left by an older operation (or by
-        // an older team on this slot) carries a smaller epoch and simply restarts at 1.
-        let mut cur = arrivals.load(Ordering::Relaxed);
-        let count = loop {
-            let count = if cur >> CENTRAL_COUNT_BITS == epoch { (cur & CENTRAL_COUNT_MASK) + 1 } else { 1 };
-            match arrivals.compare_exchange_weak(
-                cur,
-                (epoch << CENTRAL_COUNT_BITS) | count,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break count,
-                Err(now) => cur = now,
-            }
-        };
+        let count = add_to_tagged_count(arrivals, epoch);
         if count == n as u64 {
             release.store(epoch, Ordering::Release);
             self.notify(root);
@@ -364,8 +377,8 @@ impl Runtime {
     /// polling rather than yielding: yielding would only hand the core to a PE that waits too,
     /// and the release, when it comes, would wait for a switch back. It yields as soon as a
     /// member last seen on its core has not arrived, does not poll at all when a PE outside
-    /// the team shares its core, and gives up after `yield_for` (the usual wait takes over). With PEs pinned (oshrun does so when they outnumber the cores) the
-    /// CPUs are exact: a 4-PE sync on 2 cores took 1.5 µs rather than 2.9 unpinned, and 8, 12
+    /// the team shares its core, and gives up after `yield_for` (the usual wait takes over).
+    /// With PEs pinned (oshrun does so when they outnumber the cores) the CPUs are exact: a 4-PE sync on 2 cores took 1.5 µs rather than 2.9 unpinned, and 8, 12
     /// and 16 PEs gained 7-13% over waiting without it. Unpinned, 8 PEs neither gain nor lose.
     fn poll_while_core_idle(
         &self,

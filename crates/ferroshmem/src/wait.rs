@@ -32,8 +32,6 @@ pub struct WaitPolicy {
     pub sleep_for: Duration,
     /// More PEs than cores: algorithms should minimise how often each PE must run.
     pub oversubscribed: bool,
-    /// Cores of the job.
-    pub cores: usize,
 }
 
 impl WaitPolicy {
@@ -53,7 +51,6 @@ impl WaitPolicy {
                     .max(1),
             ),
             oversubscribed,
-            cores,
         }
     }
 }

@@ -40,7 +40,7 @@ pub mod ops;
 use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
-use crate::runtime::Runtime;
+use crate::runtime::{add_to_tagged_count, tagged_count, Runtime, CENTRAL_COUNT_BITS};
 use crate::team::checked::Signature;
 use crate::team::TeamInner;
 pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
@@ -59,10 +59,8 @@ pub const W_ENTER: usize = 75;
 /// ring, and the entry size (bytes) of that write.
 pub const W_STAGE_LAST: usize = 76;
 /// Slot word counting the blocks other members pushed into this PE's destination in the
-/// current collective: (epoch << 20) | count, like the central arrivals (own cache line).
+/// current collective, a tagged count like the central arrivals (own cache line).
 pub const W_DELIVERED: usize = 80;
-/// Bits of [`W_DELIVERED`] that count; larger groups do not push.
-const DELIVERED_COUNT_BITS: u32 = 20;
 /// Slot words of the scratch ring of eager collectives.
 pub const W_SCRATCH: usize = 128;
 /// Words of the scratch ring: entries of the payload's size, one per eager collective in turn
@@ -512,7 +510,7 @@ impl Group for TeamGroup<'_> {
     /// on its core; with a core each, pulling and a dissemination sync measured faster (4 KiB
     /// blocks at 2 PEs: 0.21 against 0.27 µs).
     fn can_push(&self, rt: &Runtime) -> bool {
-        rt.wait.oversubscribed && self.n() < 1 << DELIVERED_COUNT_BITS
+        rt.wait.oversubscribed && self.n() < 1 << CENTRAL_COUNT_BITS
     }
     fn has_entered(&self, rt: &Runtime, i: usize) -> bool {
         rt.ctrl.slot(self.pe(i), self.team.slot)[W_ARRIVE].load(Ordering::Acquire) >= self.epoch
@@ -522,31 +520,12 @@ impl Group for TeamGroup<'_> {
     /// that epoch, and it leaves the epoch only once all have counted, so writers never mix.
     fn delivered(&self, rt: &Runtime, i: usize) {
         let pe = self.pe(i);
-        let word = &rt.ctrl.slot(pe, self.team.slot)[W_DELIVERED];
-        let e = self.epoch;
-        let mut cur = word.load(Ordering::Relaxed);
-        loop {
-            let count = if cur >> DELIVERED_COUNT_BITS == e {
-                (cur & ((1 << DELIVERED_COUNT_BITS) - 1)) + 1
-            } else {
-                1
-            };
-            // Release: the block's stores are visible before the count.
-            match word.compare_exchange_weak(
-                cur,
-                (e << DELIVERED_COUNT_BITS) | count,
-                Ordering::Release,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break,
-                Err(now) => cur = now,
-            }
-        }
+        add_to_tagged_count(&rt.ctrl.slot(pe, self.team.slot)[W_DELIVERED], self.epoch);
         rt.notify(pe);
     }
     fn wait_deliveries(&self, rt: &Runtime) {
         let word = &rt.ctrl.slot(rt.my_pe, self.team.slot)[W_DELIVERED];
-        let all = (self.epoch << DELIVERED_COUNT_BITS) | (self.n() as u64 - 1);
+        let all = tagged_count(self.epoch, self.n() as u64 - 1);
         if self.n() > 1 {
             rt.wait_until(rt.my_pe, || word.load(Ordering::Acquire) == all);
         }
