@@ -1,0 +1,300 @@
+#!/usr/bin/env bash
+# with-hosts.sh [--keep-going] N[:P1,P2,...] -- COMMAND ARGS...
+#
+# Simulates N hosts on this machine with Linux network namespaces, runs COMMAND
+# in the root namespace with the hosts described in the environment, and removes
+# everything it added when it ends (normal exit, error, Ctrl-C, SIGTERM).
+#
+# Per run (RUNID = 4 random [0-9a-z], unique among existing fsh* objects):
+#   hosts        fsh<RUNID>h1 .. fsh<RUNID>hN   (namespace name == host name)
+#   bridge       fsh<RUNID>br  in the root namespace, address 10.213.X.254/24
+#   veth         fsh<RUNID>v<i> (root end, on the bridge) <-> eth0 in host i,
+#                address 10.213.X.<i>/24 (X chosen free: on no interface)
+#   /etc/hosts   "10.213.X.i fsh<RUNID>hi  # fsh-multihost run=<RUNID>"
+#   temp dir     /tmp/fsh<RUNID>.XXXXXX: hostfile, rsh agent, per-host TMPDIRs
+#
+# Exported to COMMAND:
+#   FSH_RUNID        the run id
+#   FSH_HOSTS        fsh<RUNID>h1,fsh<RUNID>h2,...
+#   FSH_HOSTFILE     file with "NAME slots=P" lines
+#   FSH_HOSTLIST     NAME:P,NAME:P,...  (for mpirun --host)
+#   FSH_SUBNET       10.213.X.0/24
+#   FSH_AGENT        the rsh agent: AGENT [-opts] HOST COMMAND... (ssh semantics:
+#                    the words of COMMAND are joined with spaces and run by sh,
+#                    inside the host's namespace with the host's hostname)
+#   FSH_MPIRUN_ARGS  the mpirun options, SPACE separated, no word contains a
+#                    space or glob character: use it unquoted, `mpirun $FSH_MPIRUN_ARGS ...`
+#   FSH_UCX_ENV      UCX_TLS=tcp,self UCX_NET_DEVICES=eth0 (for `ip netns exec HOST env $FSH_UCX_ENV ...`)
+#   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+#
+# Default P is 2 for each host. Before COMMAND runs, every host is checked to be
+# reachable from the root namespace and from host 1; if a check fails the run
+# stops with 77, unless --keep-going is given (then it only warns).
+#
+# Exit status: COMMAND's; 77 if hosts cannot be simulated here (not root, no
+# `ip netns`, setup failed); 2 on usage errors; 128+signal when interrupted.
+
+set -u
+export LC_ALL=C
+
+usage() {
+    echo "usage: $0 [--keep-going] N[:P1,P2,...] -- COMMAND ARGS..." >&2
+    exit 2
+}
+
+keep_going=0
+if [ "${1:-}" = "--keep-going" ]; then keep_going=1; shift; fi
+[ $# -ge 3 ] || usage
+spec=$1; shift
+[ "$1" = "--" ] || usage
+shift
+
+nhosts=${spec%%:*}
+case $nhosts in ''|*[!0-9]*) usage ;; esac
+[ "$nhosts" -ge 1 ] && [ "$nhosts" -le 99 ] || { echo "$0: N must be 1..99" >&2; exit 2; }
+declare -a slots
+if [ "$spec" != "$nhosts" ]; then
+    IFS=, read -r -a slots <<<"${spec#*:}"
+    [ ${#slots[@]} -eq "$nhosts" ] || { echo "$0: $nhosts hosts but ${#slots[@]} PE counts in '$spec'" >&2; exit 2; }
+    for p in "${slots[@]}"; do
+        case $p in ''|*[!0-9]*) usage ;; esac
+        [ "$p" -ge 1 ] || usage
+    done
+else
+    for ((i = 0; i < nhosts; i++)); do slots[i]=2; done
+fi
+
+skip() { echo "with-hosts: cannot simulate hosts here: $*" >&2; exit 77; }
+
+[ "$(id -u)" = 0 ] || skip "not root"
+for c in ip unshare flock mktemp; do
+    command -v "$c" >/dev/null 2>&1 || skip "command '$c' not found"
+done
+ip netns list >/dev/null 2>&1 || skip "'ip netns' does not work"
+
+LOCK=/run/lock/fsh-multihost.lock
+mkdir -p /run/lock 2>/dev/null
+MARK="fsh-multihost run="
+
+# ---------------------------------------------------------------- cleanup
+runid=""
+rundir=""
+bridge=""
+cmd_pid=""
+created_ns=()
+created_links=()
+hosts_written=0
+cleaned=0
+
+descendants() { # pids of all descendants of $1, deepest last
+    local c
+    for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+        echo "$c"
+        descendants "$c"
+    done
+}
+
+ns_pids() { ip netns pids "$1" 2>/dev/null; }
+
+cleanup() {
+    [ $cleaned = 1 ] && return
+    cleaned=1
+    trap '' INT TERM HUP
+    exec 9>&- 2>/dev/null   # our own hold on the lock, if setup failed under it
+    local ns l i pids
+    # 1. COMMAND and everything it started (mpirun, timeout, ...).
+    if [ -n "$cmd_pid" ] && kill -0 "$cmd_pid" 2>/dev/null; then
+        pids="$cmd_pid $(descendants "$cmd_pid")"
+        kill -TERM $pids 2>/dev/null
+        for ((i = 0; i < 30; i++)); do
+            kill -0 $pids 2>/dev/null || break
+            sleep 0.1
+        done
+        pids="$pids $(descendants "$cmd_pid")"
+        kill -KILL $pids 2>/dev/null
+    fi
+    # 2. Whatever still runs inside the hosts (orted, the programs).
+    for ns in "${created_ns[@]}"; do
+        for ((i = 0; i < 20; i++)); do
+            pids=$(ns_pids "$ns")
+            [ -z "$pids" ] && break
+            echo "$pids" | xargs -r kill -9 2>/dev/null
+            sleep 0.1
+        done
+    done
+    # 3. Namespaces, links, bridge.
+    for ns in "${created_ns[@]}"; do ip netns del "$ns" 2>/dev/null; done
+    for l in "${created_links[@]}"; do
+        ip link show "$l" >/dev/null 2>&1 && ip link del "$l" 2>/dev/null
+    done
+    # 4. /etc/hosts lines of this run.
+    if [ $hosts_written = 1 ] && [ -n "$runid" ]; then
+        (
+            flock -w 20 9 || echo "with-hosts: /etc/hosts lock timeout, editing anyway" >&2
+            tmp=$(mktemp) && grep -v -F "$MARK$runid" /etc/hosts >"$tmp"
+            cat "$tmp" >/etc/hosts && rm -f "$tmp"
+        ) 9>>"$LOCK"
+    fi
+    # 5. Temp dir (hostfile, agent, daemons' session dirs).
+    [ -n "$rundir" ] && rm -rf "$rundir"
+}
+
+on_signal() {
+    trap '' INT TERM HUP
+    echo "with-hosts: interrupted by SIG$1, cleaning up" >&2
+    cleanup
+    case $1 in INT) exit 130 ;; TERM) exit 143 ;; HUP) exit 129 ;; esac
+}
+trap cleanup EXIT
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
+trap 'on_signal HUP' HUP
+
+fail_setup() { echo "with-hosts: cannot simulate hosts here: setup failed: $*" >&2; exit 77; }
+run() { "$@" || fail_setup "$*"; }
+
+# ---------------------------------------------------------------- setup
+# Run id, subnet, bridge and /etc/hosts are chosen and claimed under one lock
+# so that concurrent runs never pick the same ones.
+exec 9>>"$LOCK" || skip "cannot open $LOCK"
+flock -w 30 9 || skip "lock $LOCK busy for 30 s"
+
+alnum=abcdefghijklmnopqrstuvwxyz0123456789
+for ((try = 0; try < 100; try++)); do
+    id=""
+    for ((k = 0; k < 4; k++)); do id+=${alnum:RANDOM % 36:1}; done
+    ip netns list 2>/dev/null | grep -q "^fsh$id" && continue
+    ip -o link show 2>/dev/null | grep -q ": fsh$id" && continue
+    grep -q -F "$MARK$id" /etc/hosts && continue
+    ls -d /tmp/fsh"$id".* >/dev/null 2>&1 && continue
+    runid=$id
+    break
+done
+[ -n "$runid" ] || fail_setup "no free run id"
+
+used=$( (ip -o -4 addr show; ip -4 route show) 2>/dev/null | grep -o '10\.213\.[0-9]*\.' | sort -u)
+X=""
+start=$((RANDOM % 254 + 1))
+for ((k = 0; k < 254; k++)); do
+    x=$(( (start + k - 1) % 254 + 1 ))
+    grep -q -x -F "10.213.$x." <<<"$used" && continue
+    X=$x
+    break
+done
+[ -n "$X" ] || fail_setup "no free 10.213.X.0/24"
+subnet=10.213.$X.0/24
+
+rundir=$(mktemp -d "/tmp/fsh$runid.XXXXXX") || fail_setup "mktemp"
+chmod 755 "$rundir"
+
+bridge=fsh${runid}br
+run ip link add "$bridge" type bridge
+created_links+=("$bridge")
+run ip addr add "10.213.$X.254/24" dev "$bridge"
+run ip link set "$bridge" up
+# Bridged frames must not go through iptables (a DROP forward policy would cut
+# the hosts off from each other).
+[ -w /proc/sys/net/bridge/bridge-nf-call-iptables ] &&
+    [ "$(cat /proc/sys/net/bridge/bridge-nf-call-iptables)" = 1 ] &&
+    command -v iptables >/dev/null 2>&1 &&
+    iptables -S FORWARD 2>/dev/null | grep -q -- '-P FORWARD DROP' &&
+    echo "with-hosts: warning: iptables FORWARD policy is DROP; bridged traffic may be dropped" >&2
+
+hosts=()
+hostlist=()
+hostsfile_lines=""
+for ((i = 1; i <= nhosts; i++)); do
+    h=fsh${runid}h$i
+    v=fsh${runid}v$i
+    run ip netns add "$h"
+    created_ns+=("$h")
+    run ip link add "$v" type veth peer name eth0 netns "$h"
+    created_links+=("$v")
+    run ip link set "$v" master "$bridge"
+    run ip link set "$v" up
+    run ip -n "$h" link set lo up
+    run ip -n "$h" addr add "10.213.$X.$i/24" dev eth0
+    run ip -n "$h" link set eth0 up
+    hosts+=("$h")
+    hostlist+=("$h:${slots[i-1]}")
+    echo "$h slots=${slots[i-1]}" >>"$rundir/hostfile"
+    hostsfile_lines+="10.213.$X.$i $h  # $MARK$runid"$'\n'
+done
+
+# /etc/hosts may be a bind mount: rewrite it in place, never rename over it.
+tmp=$(mktemp) || fail_setup "mktemp"
+cat /etc/hosts >"$tmp" && { [ -z "$(tail -c1 /etc/hosts)" ] || echo >>"$tmp"; } && printf '%s' "$hostsfile_lines" >>"$tmp" || fail_setup "copy /etc/hosts"
+hosts_written=1
+cat "$tmp" >/etc/hosts || { rm -f "$tmp"; fail_setup "write /etc/hosts"; }
+rm -f "$tmp"
+
+flock -u 9
+exec 9>&-
+
+# The rsh agent, called by mpirun as  AGENT [ssh-like options] HOST WORD...
+# Like ssh, the WORDs are joined with spaces and run by a shell on HOST: here
+# inside HOST's network namespace, in a new UTS namespace named HOST (so that
+# `hostname` and gethostname() return HOST), with TMPDIR in the run's temp dir
+# (so the daemons' session directories go away with the run).
+agent=$rundir/agent
+cat >"$agent" <<EOF
+#!/bin/sh
+# rsh agent of with-hosts.sh run $runid
+while [ \$# -gt 0 ]; do
+    case \$1 in
+        -[lpioeFJLRDWcmS]) shift 2 ;;   # ssh options taking a value
+        -*) shift ;;
+        *) break ;;
+    esac
+done
+[ \$# -ge 2 ] || { echo "usage: \$0 HOST COMMAND..." >&2; exit 255; }
+host=\$1; shift
+case \$host in *@*) host=\${host#*@} ;; esac
+mkdir -p "$rundir/tmp/\$host" 2>/dev/null
+exec ip netns exec "\$host" unshare --uts sh -c 'hostname "\$1" || exit 255; export TMPDIR="\$2"; shift 2; eval "\$*"' sh "\$host" "$rundir/tmp/\$host" "\$@"
+EOF
+chmod 755 "$agent"
+
+# Self-check: every host reachable from the root namespace and from host 1.
+# A refused TCP connection proves reachability (nothing listens on port 9).
+probe() { # probe NS IP -> 0 when the IP answered (refused or accepted)
+    local out
+    out=$(timeout 3 ${1:+ip netns exec "$1"} bash -c "exec 3<>/dev/tcp/$2/9" 2>&1)
+    [ $? = 0 ] && return 0
+    case $out in *refused*) return 0 ;; esac
+    return 1
+}
+bad=""
+for ((i = 1; i <= nhosts; i++)); do
+    probe "" "10.213.$X.$i" || bad+=" root->${hosts[i-1]}"
+    [ $i -gt 1 ] && { probe "${hosts[0]}" "10.213.$X.$i" || bad+=" ${hosts[0]}->${hosts[i-1]}"; }
+done
+probe "${hosts[0]}" "10.213.$X.254" || bad+=" ${hosts[0]}->root"
+if [ -n "$bad" ]; then
+    if [ $keep_going = 1 ]; then
+        echo "with-hosts: warning: unreachable:$bad (going on: --keep-going)" >&2
+    else
+        fail_setup "unreachable:$bad"
+    fi
+fi
+
+export FSH_RUNID=$runid
+export FSH_HOSTS=$(IFS=,; echo "${hosts[*]}")
+export FSH_HOSTFILE=$rundir/hostfile
+export FSH_HOSTLIST=$(IFS=,; echo "${hostlist[*]}")
+export FSH_SUBNET=$subnet
+export FSH_AGENT=$agent
+export FSH_UCX_ENV="UCX_TLS=tcp,self UCX_NET_DEVICES=eth0"
+export FSH_MPIRUN_ARGS="--host $FSH_HOSTLIST --mca plm_rsh_agent $agent --mca plm_rsh_no_tree_spawn 1 --mca oob_tcp_if_include $subnet --mca btl_tcp_if_include $subnet --mca btl tcp,vader,self --mca pml ob1 --mca osc ^ucx -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=eth0"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# COMMAND runs in the background so that a signal reaches our trap at once;
+# its stdin is kept (bash would give an async command /dev/null otherwise).
+exec 3<&0
+"$@" <&3 3<&- &
+cmd_pid=$!
+exec 3<&-
+wait "$cmd_pid"
+rc=$?
+cmd_pid=""
+exit $rc
