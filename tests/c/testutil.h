@@ -35,9 +35,13 @@ __attribute__((format(printf, 4, 5), noreturn)) static inline void test_fail(con
     } while (0)
 
 /* Compares two integers of any type (as long long), printing both. */
+/* Each argument is evaluated once (a routine with state, like test_any, may be the argument). */
 #define CHECK_EQ(what, got, want)                                                        \
-    CHECK((long long)(got) == (long long)(want), "%s: got %lld, want %lld", (what),      \
-          (long long)(got), (long long)(want))
+    do {                                                                                 \
+        long long check_got_ = (long long)(got), check_want_ = (long long)(want);        \
+        CHECK(check_got_ == check_want_, "%s: got %lld, want %lld", (what), check_got_,  \
+              check_want_);                                                              \
+    } while (0)
 
 /* This PE, the number of PEs and its ring neighbours; set by start_test(). */
 static int me, npes, right, left;

@@ -142,6 +142,9 @@ void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
 void shmem_barrier_all(void);
 void shmem_sync_all(void);
+/* Profiling control (OpenSHMEM 1.5 profiling chapter): 0 off, 1 on (the default), 2 detailed,
+ * other values are tool-defined. ferroshmem records the level for tools and changes nothing. */
+void shmem_pcontrol(const int level);
 
 /* Deprecated. */
 void start_pes(int npes);
@@ -466,6 +469,9 @@ void ferroshmem_c11_no_overload_for_these_argument_types(void);
 int shmem_team_my_pe(shmem_team_t team);
 int shmem_team_n_pes(shmem_team_t team);
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+/* shmem_ptr with pe numbered in team: NULL for SHMEM_TEAM_INVALID, pe outside the team, an
+ * address that is not symmetric, or memory that loads and stores cannot reach. */
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
 
 /* Collective over the parent. Any failure (invalid triplet or xrange, invalid config, no free
@@ -635,6 +641,18 @@ FERROSHMEM_DECL_TO_ALL_OP(double _Complex, complexd, sum) FERROSHMEM_DECL_TO_ALL
 #define shmem_min_reduce(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_REDUCE_ARITH, _min_reduce, __VA_ARGS__)
 #define shmem_sum_reduce(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_REDUCE_COMPLEX, _sum_reduce, __VA_ARGS__)
 #define shmem_prod_reduce(...) FERROSHMEM_C11_TEAM(FERROSHMEM_C11_REDUCE_COMPLEX, _prod_reduce, __VA_ARGS__)
+
+/* shmem_sync: OpenSHMEM 1.5's team form shmem_sync(team) (= shmem_team_sync) beside the
+ * deprecated active-set form shmem_sync(PE_start, logPE_stride, PE_size, pSync), told apart by
+ * the number of arguments. Inside its own expansion the name shmem_sync is not expanded again,
+ * so the four-argument case calls the function. */
+#define FERROSHMEM_C11_NARGS(...) FERROSHMEM_C11_NARGS_(__VA_ARGS__, 4, 3, 2, 1, ~)
+#define FERROSHMEM_C11_NARGS_(a, b, c, d, n, ...) n
+#define FERROSHMEM_C11_CAT(a, b) FERROSHMEM_C11_CAT_(a, b)
+#define FERROSHMEM_C11_CAT_(a, b) a##b
+#define FERROSHMEM_C11_SYNC_1 shmem_team_sync
+#define FERROSHMEM_C11_SYNC_4 shmem_sync
+#define shmem_sync(...) FERROSHMEM_C11_CAT(FERROSHMEM_C11_SYNC_, FERROSHMEM_C11_NARGS(__VA_ARGS__))(__VA_ARGS__)
 #endif /* C11 */
 
 #ifdef __cplusplus

@@ -96,6 +96,9 @@ typedef struct {
 } shmemx_team_info_t;
 int shmemx_team_info(shmemx_team_info_t *info);
 
+/* The level last given to shmem_pcontrol (1 until a program sets one), for profiling tools. */
+int shmemx_pcontrol_level(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

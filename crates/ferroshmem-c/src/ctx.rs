@@ -238,6 +238,10 @@ pub(crate) unsafe fn free_ctx(rt: &Runtime, ctx: CtxHandle) {
 pub unsafe extern "C" fn shmem_ctx_destroy(ctx: CtxHandle) {
     let routine = "shmem_ctx_destroy";
     crate::rt(routine);
+    // OpenSHMEM 1.5: destroying SHMEM_CTX_INVALID does nothing.
+    if ctx.is_null() {
+        return;
+    }
     // SAFETY: the C caller passes a context handle.
     let c = unsafe { ctx_ref(ctx, routine) };
     if c.is_default {
@@ -256,8 +260,14 @@ macro_rules! ordering_routine {
             Call::default(stringify!($plain)).rt.quiet();
         }
 
+        /// On `SHMEM_CTX_INVALID` it does nothing (OpenSHMEM 1.5: a context made on a team
+        /// this PE is not in may be quieted and fenced like any other).
         #[no_mangle]
         pub unsafe extern "C" fn $ctxfn(ctx: CtxHandle) {
+            if ctx.is_null() {
+                crate::rt(stringify!($ctxfn));
+                return;
+            }
             // SAFETY: the C caller passes a context handle.
             unsafe { Call::on(ctx, stringify!($ctxfn)) }.rt.quiet();
         }

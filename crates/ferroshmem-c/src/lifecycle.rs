@@ -184,3 +184,20 @@ pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int
 pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
     fcore::rma::ptr(rt("shmem_ptr"), dest as usize, pe as i64) as *mut c_void
 }
+
+/// Level last set by `shmem_pcontrol` (1, "on", until a program changes it), for tools.
+pub static PCONTROL_LEVEL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
+
+/// `shmem_pcontrol`: OpenSHMEM 1.5 profiling control. Levels 0 (off), 1 (on), 2 (detailed)
+/// and any other (tool-defined) are accepted; ferroshmem has no profiling layer of its own, so
+/// it only records the level (`shmemx_pcontrol_level` reads it back).
+#[no_mangle]
+pub extern "C" fn shmem_pcontrol(level: c_int) {
+    PCONTROL_LEVEL.store(level, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The level last given to `shmem_pcontrol` (1 if none).
+#[no_mangle]
+pub extern "C" fn shmemx_pcontrol_level() -> c_int {
+    PCONTROL_LEVEL.load(std::sync::atomic::Ordering::Relaxed)
+}

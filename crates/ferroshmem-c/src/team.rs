@@ -15,7 +15,7 @@
 //! counted.
 
 use std::collections::HashMap;
-use std::ffi::{c_int, c_long};
+use std::ffi::{c_int, c_long, c_void};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use fcore::runtime::Runtime;
@@ -114,6 +114,19 @@ pub extern "C" fn shmem_team_translate_pe(src_team: CTeam, src_pe: c_int, dest_t
     match (teams.get(handle(src_team)), teams.get(handle(dest_team))) {
         (Some(src), Some(dst)) => core::translate(src, src_pe as i64, dst) as c_int,
         _ => -1,
+    }
+}
+
+/// `shmem_team_ptr`: `shmem_ptr` with `pe` numbered in `team`; NULL for SHMEM_TEAM_INVALID,
+/// a destroyed team, a PE outside the team, or an address that is not symmetric.
+#[no_mangle]
+pub extern "C" fn shmem_team_ptr(team: CTeam, dest: *const c_void, pe: c_int) -> *mut c_void {
+    let rt = rt("shmem_team_ptr");
+    match rt.teams.get(handle(team)) {
+        Some(t) if pe >= 0 && (pe as usize) < t.n_pes() => {
+            fcore::rma::ptr(rt, dest as usize, t.pes.world_pe(pe as usize) as i64) as *mut c_void
+        }
+        _ => std::ptr::null_mut(),
     }
 }
 

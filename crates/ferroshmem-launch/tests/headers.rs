@@ -5,7 +5,21 @@ mod common;
 
 use std::process::Command;
 
-const PROGRAM: &str = "#include <shmem.h>\n#include <shmemx.h>\nint main(void) { return 0; }\n";
+/// Includes both headers and uses the spellings that depend on the language: the C11
+/// `shmem_sync(team)` beside the deprecated four-argument `shmem_sync` (the only one in C99
+/// and C++).
+const PROGRAM: &str = r#"#include <shmem.h>
+#include <shmemx.h>
+static long ps[SHMEM_BARRIER_SYNC_SIZE];
+void both_syncs(void);
+void both_syncs(void) {
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+    (void)shmem_sync(SHMEM_TEAM_WORLD);
+#endif
+    shmem_sync(0, 0, 1, ps);
+}
+int main(void) { return 0; }
+"#;
 
 fn compiles(compiler: &str, std: &str, lang: &str) {
     let include = common::repo_root().join("crates/ferroshmem-c/include");

@@ -308,3 +308,36 @@ fn threads_run_collectives_on_different_teams_at_once() {
         s.barrier_all();
     });
 }
+
+/// Writes through the pointer it gets, which needs `unsafe`, as any use of a raw pointer does.
+#[test]
+#[allow(unsafe_code)]
+fn team_ptr_numbers_pes_in_the_team() {
+    common::spmd("team_ptr_numbers_pes_in_the_team", &[1, 2, 5], &[], |s| {
+        let (me, n) = (s.my_pe(), s.n_pes());
+        let data: SymSlice<u64> = s.alloc(4).unwrap();
+        let world = s.team_world();
+        let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
+        for pe in 0..n {
+            // Team PE `pe` of the reversed team is world PE n - 1 - pe.
+            assert_eq!(rev.ptr(&data, pe, 2).unwrap(), data.ptr(n - 1 - pe, 2).unwrap());
+            assert!(!rev.ptr(&data, pe, 2).unwrap().is_null());
+        }
+        assert!(matches!(rev.ptr(&data, n, 0), Err(Error::InvalidPe { .. })), "PE n is outside the team");
+        assert!(data.ptr(0, 4).is_err(), "element 4 of 4 is out of bounds");
+        // A store through the pointer of reversed PE 0 lands on world PE n - 1.
+        if me == 0 {
+            let p = rev.ptr(&data, 0, 1).unwrap();
+            // SAFETY: p addresses element 1 of world PE n - 1's copy, which nobody else
+            // touches until the barrier below.
+            unsafe { p.write_volatile(77) };
+        }
+        s.barrier_all();
+        if me == n - 1 {
+            assert_eq!(data.read(1).unwrap(), 77);
+        }
+        s.barrier_all();
+        rev.destroy().unwrap();
+        data.free().unwrap();
+    });
+}

@@ -541,6 +541,18 @@ impl Team {
         (r >= 0).then_some(r as usize)
     }
 
+    /// Address in this process of element `i` of `data` on team PE `pe` (`shmem_team_ptr`):
+    /// null when that memory cannot be reached with loads and stores from here. A PE number
+    /// outside the team is an error.
+    pub fn ptr<T: Symmetric>(&self, data: &SymSlice<T>, pe: usize, i: usize) -> Result<*mut T> {
+        let world = self.world_pe(pe).ok_or(Error::InvalidPe {
+            routine: "Team::ptr",
+            pe: pe as i64,
+            n_pes: self.n_pes(),
+        })?;
+        data.ptr(world, i)
+    }
+
     /// The team's configuration.
     pub fn config(&self) -> TeamConfig {
         self.inner.config

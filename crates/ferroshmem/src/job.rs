@@ -19,7 +19,7 @@ use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::fs::{ftruncate, memfd_create, MemfdFlags};
-use rustix::mm::{mmap, munmap, MapFlags, ProtFlags};
+use rustix::mm::{mmap, mmap_anonymous, munmap, MapFlags, ProtFlags};
 
 use crate::error::{Error, Result};
 
@@ -312,7 +312,60 @@ unsafe impl Send for Mapping {}
 // SAFETY: as above.
 unsafe impl Sync for Mapping {}
 
+/// Largest alignment that `shmem_align` honours in absolute addresses: the job file is mapped
+/// so that this PE's heap starts on such a boundary (see [`Mapping::shared_aligned`]).
+pub const MAX_HEAP_ALIGN: usize = 1 << 30;
+
 impl Mapping {
+    /// Maps `len` bytes of `fd` from offset 0 at an address where file offset `aligned_offset`
+    /// falls on an `align` boundary (a power of two). The symmetric heap is mapped this way
+    /// so that an offset aligned inside the heap is an aligned address on every PE: the kernel
+    /// only promises page alignment. Costs `align` bytes of address space for a moment (a
+    /// PROT_NONE reservation, trimmed at once), no memory.
+    pub fn shared_aligned(fd: BorrowedFd<'_>, len: usize, aligned_offset: usize, align: usize) -> Result<Self> {
+        debug_assert!(align.is_power_of_two() && align >= PAGE);
+        let span = len
+            .checked_add(align)
+            .ok_or_else(|| Error::Bootstrap(format!("job file of {len} bytes too large to map")))?;
+        // SAFETY: a fresh reservation at an address the kernel picks aliases no Rust object.
+        let reserved = unsafe {
+            mmap_anonymous(std::ptr::null_mut(), span, ProtFlags::empty(), MapFlags::PRIVATE | MapFlags::NORESERVE)
+        }
+        .map_err(|e| Error::Bootstrap(format!("reserving {span} bytes of address space: {e}")))?;
+        let lo = reserved as usize;
+        // The first address at or above `lo` where `aligned_offset` lands on the boundary.
+        let at = (lo + aligned_offset).next_multiple_of(align) - aligned_offset;
+        // SAFETY: [at, at + len) lies inside our own reservation (at - lo < align), which
+        // nothing else uses; MAP_FIXED replaces just that part of it.
+        let ptr = unsafe {
+            mmap(
+                at as *mut std::ffi::c_void,
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED | MapFlags::NORESERVE | MapFlags::FIXED,
+                fd,
+                0,
+            )
+        };
+        let trim = |ptr: usize, n: usize| {
+            if n > 0 {
+                // SAFETY: unmaps only what is left of our own reservation.
+                let _ = unsafe { munmap(ptr as *mut std::ffi::c_void, n) };
+            }
+        };
+        match ptr {
+            Ok(p) => {
+                trim(lo, at - lo);
+                trim(at + len, lo + span - (at + len));
+                Ok(Mapping { ptr: p.cast(), len })
+            }
+            Err(e) => {
+                trim(lo, span);
+                Err(Error::Bootstrap(format!("mmap of {len} bytes of the job file: {e}")))
+            }
+        }
+    }
+
     /// Maps `len` bytes at `offset` of `fd`, shared and read-write, anywhere.
     pub fn shared(fd: BorrowedFd<'_>, offset: usize, len: usize) -> Result<Self> {
         // SAFETY: a fresh mapping at an address the kernel picks aliases no Rust object.

@@ -1,7 +1,7 @@
 //! Point-to-point synchronisation: waiting on local symmetric variables, signals, locks.
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use crate::atomic::{amo, AmoOp};
 use crate::error::{Error, Result};
@@ -151,9 +151,19 @@ impl<T: SyncWord> WaitSet<T> {
 
     /// # Safety
     /// As `included`.
-    unsafe fn any(&self) -> Option<usize> {
-        // SAFETY: i < nelems.
-        (0..self.nelems).find(|&i| unsafe { self.included(i) && self.satisfied(i) })
+    unsafe fn any(&self, cursor: &AtomicUsize) -> Option<usize> {
+        if self.nelems == 0 {
+            return None;
+        }
+        // Start after the index the previous call returned, so that repeated calls visit every
+        // satisfied element instead of the first one forever.
+        let start = cursor.load(Ordering::Relaxed) % self.nelems;
+        let found = (start..self.nelems)
+            .chain(0..start)
+            // SAFETY: i < nelems.
+            .find(|&i| unsafe { self.included(i) && self.satisfied(i) })?;
+        cursor.store(found + 1, Ordering::Relaxed);
+        Some(found)
     }
 
     /// # Safety
@@ -187,6 +197,11 @@ pub unsafe fn wait_all<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>) {
     rt.wait_until(rt.my_pe, || unsafe { set.all() });
 }
 
+/// Where the next `wait_until_any[_vector]` search starts (one past the index it last returned).
+static WAIT_ANY_CURSOR: AtomicUsize = AtomicUsize::new(0);
+/// Where the next `test_any[_vector]` search starts.
+static TEST_ANY_CURSOR: AtomicUsize = AtomicUsize::new(0);
+
 /// `wait_until_any[_vector]`: the index of a satisfied element, or `usize::MAX` when all are
 /// excluded (or there are none).
 ///
@@ -199,7 +214,7 @@ pub unsafe fn wait_any<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>) -> usize {
     let mut found = usize::MAX;
     rt.wait_until(rt.my_pe, || {
         // SAFETY: forwarded contract.
-        match unsafe { set.any() } {
+        match unsafe { set.any(&WAIT_ANY_CURSOR) } {
             Some(i) => {
                 found = i;
                 true
@@ -242,7 +257,7 @@ pub unsafe fn test_all<T: SyncWord>(set: &WaitSet<T>) -> bool {
 /// As [`wait_all`].
 pub unsafe fn test_any<T: SyncWord>(set: &WaitSet<T>) -> usize {
     // SAFETY: forwarded contract.
-    unsafe { set.any() }.unwrap_or(usize::MAX)
+    unsafe { set.any(&TEST_ANY_CURSOR) }.unwrap_or(usize::MAX)
 }
 
 /// `test_some[_vector]`.

@@ -21,6 +21,9 @@ pub unsafe fn put(
     pe: i64,
 ) -> Result<()> {
     let target = rt.translate(routine, dest as usize, nbytes, pe)?;
+    if nbytes == 0 {
+        return Ok(());
+    }
     // SAFETY: `target` lies in PE `pe`'s mapped symmetric memory for nbytes (checked by
     // translate); `src` is readable (caller). `copy` allows the overlap of a put to ourselves.
     unsafe { std::ptr::copy(src, target as *mut u8, nbytes) };
@@ -42,6 +45,9 @@ pub unsafe fn get(
     pe: i64,
 ) -> Result<()> {
     let source = rt.translate(routine, src as usize, nbytes, pe)?;
+    if nbytes == 0 {
+        return Ok(());
+    }
     // SAFETY: `source` is mapped for nbytes (translate); `dest` is writable (caller).
     unsafe { std::ptr::copy(source as *const u8, dest, nbytes) };
     Ok(())

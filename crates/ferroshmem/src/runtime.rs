@@ -193,7 +193,10 @@ impl Runtime {
     fn start(options: InitOptions) -> Result<Self> {
         let (job, my_pe) = attach_job()?;
         let layout = job.layout();
-        let map = Mapping::shared(job.fd(), 0, layout.fixed_len())?;
+        // This PE's heap starts on a MAX_HEAP_ALIGN boundary, so that shmem_align's offsets
+        // (aligned within the heap, equal on every PE) are aligned addresses too.
+        let my_heap_offset = layout.heap_base + my_pe * layout.heap_size;
+        let map = Mapping::shared_aligned(job.fd(), layout.fixed_len(), my_heap_offset, job::MAX_HEAP_ALIGN)?;
         let base = map.ptr;
         let ctrl = CtrlTable::new(base, layout);
         // Where this PE runs, for the core-aware waits of the others (updated by central syncs).
@@ -271,8 +274,13 @@ impl Runtime {
 
     /// [`Self::remote_addr`] with both checks, for one routine.
     #[inline]
+    /// A zero-length access reads and writes nothing, so its address is not checked (NULL is
+    /// fine, as OpenSHMEM 1.5 says) and comes back as it was: callers must not dereference it.
     pub fn translate(&self, routine: &'static str, addr: usize, len: usize, pe: i64) -> Result<usize> {
         let pe = self.check_pe(routine, pe)?;
+        if len == 0 {
+            return Ok(addr);
+        }
         self.remote_addr(addr, len, pe).ok_or(Error::NotSymmetric { routine, addr, len })
     }
 
@@ -455,6 +463,13 @@ impl Runtime {
     fn alloc_local(&self, routine: &'static str, size: usize, align: usize) -> Result<usize> {
         if !align.is_power_of_two() {
             return Err(Error::invalid(routine, "alignment", format!("{align} is not a power of two")));
+        }
+        if align > job::MAX_HEAP_ALIGN {
+            return Err(Error::invalid(
+                routine,
+                "alignment",
+                format!("{align} is above the largest supported alignment, {}", job::MAX_HEAP_ALIGN),
+            ));
         }
         let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
         heap.alloc(size, align).map(|off| self.my_heap + off).ok_or_else(|| Error::OutOfMemory {

@@ -1,6 +1,6 @@
 //! `oshcc`: compiles and links C OpenSHMEM programs against ferroshmem. Every argument goes to
 //! the C compiler (`$OSHCC_CC`, else `cc`); oshcc adds the header directory, and when linking,
-//! libferroshmem with an rpath, all found relative to oshcc itself.
+//! libferroshmem with an rpath and the math library, all found relative to oshcc itself.
 //! `oshcc --showme` prints the command instead of running it.
 
 use std::path::{Path, PathBuf};
@@ -41,6 +41,9 @@ fn main() -> ExitCode {
         args.push(format!("-L{}", lib.display()));
         args.push(format!("-Wl,-rpath,{}", lib.display()));
         args.push("-lferroshmem".into());
+        // The runtime itself needs libm; programs that check long double results call powl
+        // and friends and expect an OpenSHMEM compiler wrapper to link it, as others do.
+        args.push("-lm".into());
     }
     if showme {
         println!("{cc} {}", args.join(" "));

@@ -663,6 +663,10 @@ impl Group for ActiveSet {
 /// Address of `len` bytes at local symmetric `addr` as mapped for world PE `pe`.
 #[inline]
 fn at(rt: &Runtime, routine: &'static str, addr: usize, len: usize, pe: usize) -> Result<usize> {
+    if len == 0 {
+        // Nothing is read or written (zero elements): any address, NULL included, will do.
+        return Ok(addr);
+    }
     rt.remote_addr(addr, len, pe).ok_or(Error::NotSymmetric { routine, addr, len })
 }
 
@@ -685,6 +689,13 @@ unsafe fn copy(dst: usize, src: usize, len: usize) {
     }
 }
 
+/// A collective of zero bytes moves nothing but still synchronises the group, as the
+/// specification says; its buffers (NULL is fine) are not looked at.
+fn sync_without_data(rt: &Runtime, g: &mut impl Group) {
+    g.enter(rt, 0);
+    g.leave(rt);
+}
+
 /// Broadcast of `nbytes` from member `root`'s `src` to every member's `dest`. With
 /// `update_root` false (the deprecated forms), the root's `dest` is left alone.
 #[allow(clippy::too_many_arguments)]
@@ -701,6 +712,9 @@ pub fn broadcast(
     g.check(rt, || Signature::new("shmem_broadcast", &[nbytes as i64, root as i64]))?;
     if root >= g.n() {
         return Err(Error::invalid(routine, "PE_root", format!("{root} not below team size {}", g.n())));
+    }
+    if nbytes == 0 {
+        return Ok(sync_without_data(rt, g));
     }
     at(rt, routine, dest, nbytes, rt.my_pe)?;
     let root_src = at(rt, routine, src, nbytes, g.pe(root))?;
@@ -740,6 +754,9 @@ pub fn fcollect(
     nbytes: usize,
 ) -> Result<()> {
     g.check(rt, || Signature::new("shmem_fcollect", &[nbytes as i64]))?;
+    if nbytes == 0 {
+        return Ok(sync_without_data(rt, g));
+    }
     let n = g.n();
     at(rt, routine, dest, nbytes * n, rt.my_pe)?;
     at(rt, routine, src, nbytes, rt.my_pe)?;
@@ -834,7 +851,10 @@ pub fn alltoalls(
     if nelems > 0 && (dst == 0 || sst == 0) {
         return Err(Error::invalid(routine, "dst/sst", "strides must be positive"));
     }
-    let extent = |stride: usize| if nelems == 0 { 0 } else { ((n * nelems - 1) * stride + 1) * elem };
+    if nelems == 0 || elem == 0 {
+        return Ok(sync_without_data(rt, g));
+    }
+    let extent = |stride: usize| ((n * nelems - 1) * stride + 1) * elem;
     at(rt, routine, dest, extent(dst), rt.my_pe)?;
     at(rt, routine, src, extent(sst), rt.my_pe)?;
     let me = g.me();
@@ -981,7 +1001,10 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     let size = std::mem::size_of::<T>();
     let nbytes = count * size;
     let align = std::mem::align_of::<T>();
-    if count > 0 && (!dest.is_multiple_of(align) || !src.is_multiple_of(align)) {
+    if count == 0 {
+        return Ok(sync_without_data(rt, g));
+    }
+    if !dest.is_multiple_of(align) || !src.is_multiple_of(align) {
         return Err(Error::invalid(routine, "dest/source", "not aligned for the element type"));
     }
     at(rt, routine, dest, nbytes, rt.my_pe)?;
