@@ -86,7 +86,7 @@ created_links=()
 hosts_written=0
 cleaned=0
 
-descendants() { # pids of all descendants of $1, deepest last
+descendants() { # pids of all descendants of $1
     local c
     for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
         echo "$c"
@@ -96,32 +96,68 @@ descendants() { # pids of all descendants of $1, deepest last
 
 ns_pids() { ip netns pids "$1" 2>/dev/null; }
 
+root_netns=$(readlink /proc/self/ns/net)
+in_root_ns() { [ "$(readlink "/proc/$1/ns/net" 2>/dev/null)" = "$root_netns" ]; }
+
+alive() { # the pids among $@ that exist and are not zombies
+    local p st
+    for p; do
+        st=$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null) || continue
+        [ -n "$st" ] && [ "$st" != Z ] && echo "$p"
+    done
+}
+
+kill_leaves_first() { # SIGKILL $@, children before parents, so each dead
+    local round p q pids left parent    # process is reaped by its own parent
+    for ((round = 0; round < 50; round++)); do
+        left=$(alive "$@")
+        [ -z "$left" ] && return
+        pids=""
+        for p in $left; do
+            # a leaf: none of the other live pids has p as parent
+            for q in $left; do
+                parent=$(awk '{print $4}' "/proc/$q/stat" 2>/dev/null)
+                [ "$parent" = "$p" ] && continue 2
+            done
+            pids+=" $p"
+        done
+        [ -z "$pids" ] && pids=$left
+        kill -KILL $pids 2>/dev/null
+        sleep 0.05
+    done
+}
+
 cleanup() {
     [ $cleaned = 1 ] && return
     cleaned=1
     trap '' INT TERM HUP
     exec 9>&- 2>/dev/null   # our own hold on the lock, if setup failed under it
-    local ns l i pids
-    # 1. COMMAND and everything it started (mpirun, timeout, ...).
+    local ns l i p pids
+    # 1. COMMAND and what it started in the root namespace (timeout, mpirun,
+    #    ...) get SIGTERM and up to 5 s to end: mpirun then stops its daemons
+    #    itself. The processes inside the hosts are not signalled here (killing
+    #    the agent's shell under a live orted would orphan the orted).
     if [ -n "$cmd_pid" ] && kill -0 "$cmd_pid" 2>/dev/null; then
-        pids="$cmd_pid $(descendants "$cmd_pid")"
+        pids=$cmd_pid
+        for p in $(descendants "$cmd_pid"); do in_root_ns "$p" && pids+=" $p"; done
         kill -TERM $pids 2>/dev/null
-        for ((i = 0; i < 30; i++)); do
-            kill -0 $pids 2>/dev/null || break
+        for ((i = 0; i < 50; i++)); do
+            [ -z "$(alive $pids)" ] && break
             sleep 0.1
         done
-        pids="$pids $(descendants "$cmd_pid")"
-        kill -KILL $pids 2>/dev/null
     fi
-    # 2. Whatever still runs inside the hosts (orted, the programs).
+    # 2. Whatever still runs inside the hosts (orted, the programs), then what
+    #    is left of COMMAND's tree.
     for ns in "${created_ns[@]}"; do
-        for ((i = 0; i < 20; i++)); do
+        for ((i = 0; i < 5; i++)); do
             pids=$(ns_pids "$ns")
             [ -z "$pids" ] && break
-            echo "$pids" | xargs -r kill -9 2>/dev/null
-            sleep 0.1
+            kill_leaves_first $pids
         done
     done
+    if [ -n "$cmd_pid" ]; then
+        kill_leaves_first $cmd_pid $(descendants "$cmd_pid")
+    fi
     # 3. Namespaces, links, bridge.
     for ns in "${created_ns[@]}"; do ip netns del "$ns" 2>/dev/null; done
     for l in "${created_links[@]}"; do
