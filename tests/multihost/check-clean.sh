@@ -1,38 +1,70 @@
 #!/usr/bin/env bash
-# check-clean.sh: exits non-zero (and says what) if anything left by
-# with-hosts.sh is still there: network namespaces or links named fsh*,
-# /etc/hosts lines with the fsh-multihost marker, processes inside leftover
-# namespaces, temp dirs /tmp/fsh<runid>.*.
-# With --fix, also removes them (for cleaning up after a killed -9 run).
+# check-clean.sh [--fix] [RUNID...]
+# Exits non-zero (and says what) if anything left by with-hosts.sh is still
+# there: network namespaces or links named fsh*, /etc/hosts lines with the
+# "fsh-multihost run=" marker, processes inside leftover namespaces or with
+# FSH_RUNID in their environment, temp dirs /tmp/fsh<RUNID>.*. With RUNIDs, only those runs' objects are looked at (so a
+# run can check after itself while other runs are going on); without, all.
+# With --fix, also removes what it found (after a with-hosts.sh killed by -9).
 set -u
 fix=0
-[ "${1:-}" = "--fix" ] && fix=1
+[ "${1:-}" = "--fix" ] && { fix=1; shift; }
+if [ $# -gt 0 ]; then
+    ids=$(IFS='|'; echo "$*")
+    name_re="^fsh($ids)"
+    mark_re="fsh-multihost run=($ids)\$"
+    dirs=$(for id; do echo /tmp/fsh"$id".*; done)
+else
+    name_re='^fsh'
+    mark_re='fsh-multihost run='
+    dirs=$(echo /tmp/fsh????.*)
+fi
 dirty=0
 say() { echo "check-clean: $*"; dirty=1; }
 
-for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep '^fsh'); do
+for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "$name_re"); do
     say "namespace $ns"
     pids=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')
-    if [ -n "$pids" ]; then
+    if [ -n "${pids// /}" ]; then
         say "processes in $ns: $pids"
-        ps -o pid=,args= -p "${pids// /,}" 2>/dev/null | sed 's/^/check-clean:     /' | head -20
+        ps -o pid=,args= -p "$(echo $pids | tr ' ' ,)" 2>/dev/null | sed 's/^/check-clean:     /' | head -20
         [ $fix = 1 ] && echo "$pids" | xargs -r kill -9
     fi
     [ $fix = 1 ] && ip netns del "$ns"
 done
-for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep '^fsh'); do
+for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "$name_re"); do
     say "link $l"
     [ $fix = 1 ] && ip link del "$l" 2>/dev/null
 done
-if grep -q 'fsh-multihost run=' /etc/hosts 2>/dev/null; then
+# Processes of a run outside its namespaces (COMMAND, mpirun, left running
+# after with-hosts.sh was killed by -9): they carry FSH_RUNID in their
+# environment. This script and its ancestors (a COMMAND calling it) are skipped.
+ours=" "
+p=$$
+while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+    ours+="$p "
+    p=$(awk '{print $4}' "/proc/$p/stat" 2>/dev/null)
+done
+if [ $# -gt 0 ]; then env_re="^FSH_RUNID=($ids)\$"; else env_re='^FSH_RUNID='; fi
+for e in /proc/[0-9]*/environ; do
+    p=${e#/proc/}; p=${p%/environ}
+    case $ours in *" $p "*) continue ;; esac
+    tr '\0' '\n' 2>/dev/null <"$e" | grep -q -E "$env_re" || continue
+    st=$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)
+    [ -z "$st" ] || [ "$st" = Z ] && continue
+    say "process of a run: $(ps -o pid=,args= -p "$p" | cut -c1-150)"
+    [ $fix = 1 ] && kill -9 "$p" 2>/dev/null
+done
+if grep -q -E "$mark_re" /etc/hosts 2>/dev/null; then
     say "/etc/hosts lines:"
-    grep 'fsh-multihost run=' /etc/hosts | sed 's/^/check-clean:     /'
+    grep -E "$mark_re" /etc/hosts | sed 's/^/check-clean:     /'
     if [ $fix = 1 ]; then
-        tmp=$(mktemp) && grep -v 'fsh-multihost run=' /etc/hosts >"$tmp"
-        cat "$tmp" >/etc/hosts; rm -f "$tmp"
+        tmp=$(mktemp) && grep -v -E "$mark_re" /etc/hosts >"$tmp"
+        cat "$tmp" >/etc/hosts   # in place: /etc/hosts may be a bind mount
+        rm -f "$tmp"
     fi
 fi
-for d in /tmp/fsh????.*; do
+for d in $dirs; do
     [ -e "$d" ] || continue
     say "temp dir $d"
     [ $fix = 1 ] && rm -rf "$d"

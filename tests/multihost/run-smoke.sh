@@ -15,6 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # "smoke: PASS name" / "smoke: FAIL name" lines.
 if [ "${1:-}" = "--inner" ]; then
     bin=$2 spec=$3
+    echo "smoke: runid $FSH_RUNID"
     IFS=, read -r -a hosts <<<"$FSH_HOSTS"
     IFS=, read -r -a ppn <<<"${spec#*:}"
     total=0
@@ -69,6 +70,7 @@ fi
 
 # ------------------------------------------------------------ outer mode
 passed=0 failed=0
+runids=()
 child=""
 bin=""
 finish() {
@@ -103,6 +105,7 @@ for spec in 2:2,2 3:2,2,1; do
     rc=$?
     child=""
     cat "$log"
+    runids+=($(sed -n 's/^smoke: runid //p' "$log"))
     if [ $rc = 77 ]; then skip "with-hosts.sh could not simulate hosts"; fi
     for t in pmix_hello mpi_allreduce; do
         if grep -q "^smoke: PASS $t $spec\$" "$log"; then
@@ -115,7 +118,10 @@ for spec in 2:2,2 3:2,2,1; do
     [ $rc = 0 ] || { echo "smoke: FAIL with-hosts.sh $spec exit $rc"; failed=$((failed + 1)); }
 done
 
-if "$here/check-clean.sh"; then
+# Only this script's runs: other runs may be going on at the same time.
+if [ ${#runids[@]} = 0 ]; then
+    echo "smoke: FAIL check-clean: no run id seen"; failed=$((failed + 1))
+elif "$here/check-clean.sh" "${runids[@]}"; then
     echo "smoke: PASS check-clean"; passed=$((passed + 1))
 else
     echo "smoke: FAIL check-clean"; failed=$((failed + 1))
