@@ -27,6 +27,30 @@
 #   FSH_UCX_ENV      UCX_TLS=tcp,self UCX_NET_DEVICES=eth0 (for `ip netns exec HOST env $FSH_UCX_ENV ...`)
 #   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 #
+# FSH_MPIRUN_ARGS, option by option (Open MPI 4.1.4, Debian 12):
+#   --host $FSH_HOSTLIST                 the hosts and their PE counts (or --hostfile $FSH_HOSTFILE)
+#   --mca plm_rsh_agent $FSH_AGENT       REQUIRED: start the orted daemons inside the hosts
+#   --mca plm_rsh_no_tree_spawn 1        every orted is started by mpirun itself (not by
+#                                        another orted from inside a namespace)
+#   --mca oob_tcp_if_include SUBNET      daemons <-> mpirun only over the run's bridge (not strictly
+#                                        needed here: other addresses fail fast, no default route)
+#   --mca btl_tcp_if_include SUBNET      MPI tcp traffic only on eth0/IPv4 (else also IPv6 link-local)
+#   --mca btl tcp,vader,self             tcp between hosts, shared memory only within a host
+#   --mca pml ob1 --mca osc ^ucx         keep Open MPI's own UCX components out (UCX would use
+#                                        shared memory across the namespaces)
+#   -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=eth0
+#                                        for UCX programs (ferroshmem): force UCX onto the network;
+#                                        without it UCX reaches across the namespaces through
+#                                        /dev/shm (a get took 0.02 us); eth0 keeps it off lo.
+# A PMIx-only program needs nothing more than MPI ones.
+#
+# Signals: SIGINT, SIGTERM and SIGHUP remove the hosts (mpirun gets SIGTERM
+# first, then whatever still runs inside the hosts is killed). A script that
+# starts with-hosts.sh in the background must stop it with SIGTERM: bash starts
+# background commands of non-interactive shells with SIGINT ignored, and an
+# ignored signal cannot be trapped. After a `kill -9` of with-hosts.sh itself,
+# run check-clean.sh --fix.
+#
 # Default P is 2 for each host. Before COMMAND runs, every host is checked to be
 # reachable from the root namespace and from host 1; if a check fails the run
 # stops with 77, unless --keep-going is given (then it only warns).
