@@ -32,6 +32,9 @@
 #   --mca plm_rsh_agent $FSH_AGENT       REQUIRED: start the orted daemons inside the hosts
 #   --mca plm_rsh_no_tree_spawn 1        every orted is started by mpirun itself (not by
 #                                        another orted from inside a namespace)
+#   --mca orte_tmpdir_base RUNDIR/tmp    session directories of mpirun and the daemons in the run's
+#                                        temp dir: an interrupted mpirun leaves its own behind
+#                                        (/tmp/ompi.HOST.UID/pid.N), they go with the run
 #   --mca oob_tcp_if_include SUBNET      daemons <-> mpirun only over the run's bridge (not strictly
 #                                        needed here: other addresses fail fast, no default route)
 #   --mca btl_tcp_if_include SUBNET      MPI tcp traffic only on eth0/IPv4 (else also IPv6 link-local)
@@ -345,7 +348,8 @@ export FSH_HOSTLIST=$(IFS=,; echo "${hostlist[*]}")
 export FSH_SUBNET=$subnet
 export FSH_AGENT=$agent
 export FSH_UCX_ENV="UCX_TLS=tcp,self UCX_NET_DEVICES=eth0"
-export FSH_MPIRUN_ARGS="--host $FSH_HOSTLIST --mca plm_rsh_agent $agent --mca plm_rsh_no_tree_spawn 1 --mca oob_tcp_if_include $subnet --mca btl_tcp_if_include $subnet --mca btl tcp,vader,self --mca pml ob1 --mca osc ^ucx -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=eth0"
+mkdir -p "$rundir/tmp"
+export FSH_MPIRUN_ARGS="--host $FSH_HOSTLIST --mca plm_rsh_agent $agent --mca plm_rsh_no_tree_spawn 1 --mca orte_tmpdir_base $rundir/tmp --mca oob_tcp_if_include $subnet --mca btl_tcp_if_include $subnet --mca btl tcp,vader,self --mca pml ob1 --mca osc ^ucx -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=eth0"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # COMMAND runs in the background so that a signal reaches our trap at once;
