@@ -176,8 +176,10 @@ pub extern "C" fn shmem_pe_accessible(pe: c_int) -> c_int {
 
 #[no_mangle]
 pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int {
+    // Symmetric and a PE of the job: reachable by RMA, mapped here or through the network.
     let rt = rt("shmem_addr_accessible");
-    c_int::from(fcore::rma::ptr(rt, addr as usize, pe as i64) != 0)
+    let routine = "shmem_addr_accessible";
+    c_int::from(rt.target(routine, addr as usize, 1, pe as i64).is_ok())
 }
 
 #[no_mangle]

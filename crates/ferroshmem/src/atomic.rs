@@ -6,7 +6,8 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
-use crate::runtime::Runtime;
+use crate::net::{Net, Region};
+use crate::runtime::{Runtime, Target};
 
 /// What an atomic operation does. Values are raw bits of the operand type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,11 +29,32 @@ pub trait AmoWord: Copy + Sized {
     /// # Safety
     /// `addr` must be a mapped, suitably aligned word.
     unsafe fn apply(addr: usize, op: AmoOp<Self>) -> Self;
+
+    /// Applies `op` to the word at `offset` of `region` on `pe`, a PE of another host.
+    fn apply_remote(
+        net: &Net,
+        routine: &'static str,
+        pe: usize,
+        region: Region,
+        offset: usize,
+        op: AmoOp<Self>,
+    ) -> Result<Self>;
 }
 
 macro_rules! amo_word {
-    ($word:ty, $atomic:ty) => {
+    ($word:ty, $atomic:ty, $remote:ident) => {
         impl AmoWord for $word {
+            fn apply_remote(
+                net: &Net,
+                routine: &'static str,
+                pe: usize,
+                region: Region,
+                offset: usize,
+                op: AmoOp<Self>,
+            ) -> Result<Self> {
+                net.$remote(routine, pe, region, offset, op)
+            }
+
             #[inline]
             unsafe fn apply(addr: usize, op: AmoOp<Self>) -> Self {
                 // SAFETY: the caller guarantees a mapped, aligned word; the memory is shared
@@ -58,8 +80,8 @@ macro_rules! amo_word {
         }
     };
 }
-amo_word!(u32, AtomicU32);
-amo_word!(u64, AtomicU64);
+amo_word!(u32, AtomicU32, amo32);
+amo_word!(u64, AtomicU64, amo64);
 
 /// Runs `op` on the symmetric word `dest` of PE `pe`; returns the previous value.
 ///
@@ -74,14 +96,19 @@ pub unsafe fn amo<W: AmoWord>(
     op: AmoOp<W>,
 ) -> Result<W> {
     let size = std::mem::size_of::<W>();
-    let target = rt.translate(routine, dest as usize, size, pe)?;
-    if target % size != 0 {
+    if (dest as usize) % size != 0 {
         return Err(Error::invalid(
             routine,
             "dest",
             format!("{:#x} is not aligned to {size} bytes", dest as usize),
         ));
     }
+    let target = match rt.target(routine, dest as usize, size, pe)? {
+        Target::Mapped(a) => a,
+        Target::Net { pe, region, offset } => {
+            return W::apply_remote(crate::rma::net(rt), routine, pe, region, offset, op)
+        }
+    };
     // SAFETY: translate checked that the word is mapped; alignment checked above.
     let prev = unsafe { W::apply(target, op) };
     if !matches!(op, AmoOp::Fetch) {

@@ -34,6 +34,12 @@ pub enum Error {
     /// Checked mode: the PEs of a team did not make the same collective call.
     #[error("{message}")]
     CollectiveMismatch { message: String },
+    /// A transfer to or from a PE on another host failed (the network transport's reason).
+    #[error("{routine}: transfer with PE {pe} on another host failed: {reason}")]
+    Network { routine: &'static str, pe: usize, reason: String },
+    /// An operation whose cross-host form is not built yet, on a team or set that spans hosts.
+    #[error("{routine}: not available on teams that span hosts yet ({what}); teams within one host, RMA, AMO and team_sync work across hosts")]
+    AcrossHosts { routine: &'static str, what: &'static str },
     /// Setting up the job (shared memory, environment from oshrun) failed.
     #[error("bootstrap: {0}")]
     Bootstrap(String),

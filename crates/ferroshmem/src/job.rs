@@ -200,11 +200,15 @@ impl JobFile {
     /// program started without oshrun. The descriptor is inheritable (no CLOEXEC) so that
     /// children started by oshrun receive it.
     pub fn create(layout: Layout) -> Result<Self> {
+        Self::create_with_cores(layout, std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    /// [`Self::create`] recording `cores` as the cores the job's PEs on this host share.
+    pub fn create_with_cores(layout: Layout, cores: usize) -> Result<Self> {
         let fd = memfd_create("ferroshmem-job", MemfdFlags::empty())
             .map_err(|e| Error::Bootstrap(format!("memfd_create: {e}")))?;
         ftruncate(&fd, layout.fixed_len() as u64)
             .map_err(|e| Error::Bootstrap(format!("sizing the job file: {e}")))?;
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let file = JobFile { fd, layout, cores };
         let header = file.map_header()?;
         // SAFETY: the header page was just mapped read-write and nobody else has the file yet.

@@ -9,16 +9,19 @@
 
 pub mod api;
 pub mod atomic;
+pub mod bootstrap;
 pub mod coll;
 pub mod ctrl;
 pub mod error;
 pub mod heap;
 pub mod job;
+pub mod net;
 pub mod p2p;
 pub mod rma;
 pub mod runtime;
 pub mod static_data;
 pub mod team;
+pub mod topology;
 pub mod wait;
 
 pub use api::*;

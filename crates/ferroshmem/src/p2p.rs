@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-use crate::atomic::{amo, AmoOp};
+use crate::atomic::{amo, AmoOp, AmoWord};
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 
@@ -308,9 +308,13 @@ pub unsafe fn put_signal(
     pe: i64,
 ) -> Result<()> {
     // Check the signal word before moving data, so bad input changes nothing.
-    rt.translate(routine, sig_addr as usize, 8, pe)?;
+    let signal_target = rt.target(routine, sig_addr as usize, 8, pe)?;
     // SAFETY: forwarded contract.
     unsafe { crate::rma::put(rt, routine, dest, src, nbytes, pe)? };
+    if let crate::runtime::Target::Net { .. } = signal_target {
+        // The network does not order a put before a later atomic by itself.
+        crate::rma::net(rt).fence();
+    }
     let op = match op {
         SignalOp::Set => AmoOp::Set(signal),
         SignalOp::Add => AmoOp::FetchAdd(signal),
@@ -341,48 +345,88 @@ pub unsafe fn signal_wait_until(
 const LOCK_PE: i64 = 0;
 const TICKET: u64 = 1 << 32;
 
-fn lock_word(rt: &Runtime, routine: &'static str, lock: *const i64) -> Result<&'static AtomicU64> {
-    let addr = rt.translate(routine, lock as usize, 8, LOCK_PE)?;
-    if addr % 8 != 0 {
-        return Err(Error::invalid(routine, "lock", "lock variable is not 8-byte aligned"));
+/// PE 0's lock word: mapped here, or on another host.
+enum LockWord {
+    Mapped(&'static AtomicU64),
+    Net { region: crate::net::Region, offset: usize },
+}
+
+impl LockWord {
+    fn of(rt: &Runtime, routine: &'static str, lock: *const i64) -> Result<Self> {
+        if (lock as usize) % 8 != 0 {
+            return Err(Error::invalid(routine, "lock", "lock variable is not 8-byte aligned"));
+        }
+        Ok(match rt.target(routine, lock as usize, 8, LOCK_PE)? {
+            // SAFETY: `target` checked the word is mapped symmetric memory (never unmapped);
+            // aligned (checked above; mappings are page aligned).
+            crate::runtime::Target::Mapped(addr) => LockWord::Mapped(unsafe { AtomicU64::from_ptr(addr as *mut u64) }),
+            crate::runtime::Target::Net { region, offset, .. } => LockWord::Net { region, offset },
+        })
     }
-    // SAFETY: translate checked the word is mapped symmetric memory (never unmapped); aligned.
-    Ok(unsafe { AtomicU64::from_ptr(addr as *mut u64) })
+
+    fn amo(&self, rt: &Runtime, routine: &'static str, op: AmoOp<u64>) -> Result<u64> {
+        match self {
+            LockWord::Mapped(w) => {
+                // SAFETY: a mapped, aligned word (see `of`).
+                let prev = unsafe { u64::apply(w.as_ptr() as usize, op) };
+                if !matches!(op, AmoOp::Fetch) {
+                    rt.notify(LOCK_PE as usize);
+                }
+                Ok(prev)
+            }
+            LockWord::Net { region, offset } => {
+                crate::rma::net(rt).amo64(routine, LOCK_PE as usize, *region, *offset, op)
+            }
+        }
+    }
 }
 
 /// `shmem_set_lock`.
 pub fn set_lock(rt: &Runtime, lock: *const i64) -> Result<()> {
-    let word = lock_word(rt, "shmem_set_lock", lock)?;
-    let ticket = (word.fetch_add(TICKET, Ordering::SeqCst) >> 32) as u32;
-    rt.wait_until(LOCK_PE as usize, || word.load(Ordering::Acquire) as u32 == ticket);
+    const ROUTINE: &str = "shmem_set_lock";
+    let word = LockWord::of(rt, ROUTINE, lock)?;
+    let ticket = (word.amo(rt, ROUTINE, AmoOp::FetchAdd(TICKET))? >> 32) as u32;
+    match word {
+        LockWord::Mapped(w) => rt.wait_until(LOCK_PE as usize, || w.load(Ordering::Acquire) as u32 == ticket),
+        LockWord::Net { .. } => {
+            // Poll the word on PE 0's host, backing off to at most 100 µs between looks.
+            let mut pause = std::time::Duration::from_micros(1);
+            while word.amo(rt, ROUTINE, AmoOp::Fetch)? as u32 != ticket {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_micros(100));
+            }
+        }
+    }
     Ok(())
 }
 
 /// `shmem_test_lock`: `true` if the lock was taken by this call.
 pub fn test_lock(rt: &Runtime, lock: *const i64) -> Result<bool> {
-    let word = lock_word(rt, "shmem_test_lock", lock)?;
-    let w = word.load(Ordering::Acquire);
+    const ROUTINE: &str = "shmem_test_lock";
+    let word = LockWord::of(rt, ROUTINE, lock)?;
+    let w = word.amo(rt, ROUTINE, AmoOp::Fetch)?;
     if (w >> 32) as u32 != w as u32 {
         return Ok(false);
     }
-    Ok(word.compare_exchange(w, w.wrapping_add(TICKET), Ordering::SeqCst, Ordering::Relaxed).is_ok())
+    let next = w.wrapping_add(TICKET);
+    Ok(word.amo(rt, ROUTINE, AmoOp::CompareSwap { cond: w, value: next })? == w)
 }
 
 /// `shmem_clear_lock`: completes this PE's writes, then serves the next ticket.
 pub fn clear_lock(rt: &Runtime, lock: *const i64) -> Result<()> {
-    let word = lock_word(rt, "shmem_clear_lock", lock)?;
+    const ROUTINE: &str = "shmem_clear_lock";
+    let word = LockWord::of(rt, ROUTINE, lock)?;
     rt.quiet();
-    let mut w = word.load(Ordering::Relaxed);
+    let mut w = word.amo(rt, ROUTINE, AmoOp::Fetch)?;
     loop {
         if (w >> 32) as u32 == w as u32 {
-            return Err(Error::invalid("shmem_clear_lock", "lock", "the lock is not held"));
+            return Err(Error::invalid(ROUTINE, "lock", "the lock is not held"));
         }
         let next = (w & !0xffff_ffff) | ((w as u32).wrapping_add(1) as u64);
-        match word.compare_exchange_weak(w, next, Ordering::SeqCst, Ordering::Relaxed) {
-            Ok(_) => break,
-            Err(cur) => w = cur,
+        match word.amo(rt, ROUTINE, AmoOp::CompareSwap { cond: w, value: next })? {
+            prev if prev == w => break,
+            cur => w = cur,
         }
     }
-    rt.notify(LOCK_PE as usize);
     Ok(())
 }

@@ -5,7 +5,14 @@
 #![allow(unsafe_code)]
 
 use crate::error::{Error, Result};
-use crate::runtime::Runtime;
+use crate::net::Net;
+use crate::runtime::{Runtime, Target};
+
+/// The network transport of a runtime that returned a `Target::Net` (only a job that spans
+/// hosts does).
+pub(crate) fn net(rt: &Runtime) -> &Net {
+    rt.net().expect("a PE on another host implies the network transport")
+}
 
 /// Copies `nbytes` from local `src` to the symmetric `dest` on PE `pe`.
 ///
@@ -20,15 +27,25 @@ pub unsafe fn put(
     nbytes: usize,
     pe: i64,
 ) -> Result<()> {
-    let target = rt.translate(routine, dest as usize, nbytes, pe)?;
+    let target = rt.target(routine, dest as usize, nbytes, pe)?;
     if nbytes == 0 {
         return Ok(());
     }
-    // SAFETY: `target` lies in PE `pe`'s mapped symmetric memory for nbytes (checked by
-    // translate); `src` is readable (caller). `copy` allows the overlap of a put to ourselves.
-    unsafe { std::ptr::copy(src, target as *mut u8, nbytes) };
-    rt.notify(pe as usize);
-    Ok(())
+    match target {
+        Target::Mapped(target) => {
+            // SAFETY: `target` lies in PE `pe`'s mapped symmetric memory for nbytes (checked
+            // by `target`); `src` is readable (caller). `copy` allows the overlap of a put to
+            // ourselves.
+            unsafe { std::ptr::copy(src, target as *mut u8, nbytes) };
+            rt.notify(pe as usize);
+            Ok(())
+        }
+        Target::Net { pe, region, offset } => {
+            // SAFETY: `src` is readable for nbytes (caller).
+            let src = unsafe { std::slice::from_raw_parts(src, nbytes) };
+            net(rt).put(routine, pe, region, offset, src)
+        }
+    }
 }
 
 /// Copies `nbytes` from the symmetric `src` on PE `pe` to local `dest`.
@@ -44,13 +61,22 @@ pub unsafe fn get(
     nbytes: usize,
     pe: i64,
 ) -> Result<()> {
-    let source = rt.translate(routine, src as usize, nbytes, pe)?;
+    let source = rt.target(routine, src as usize, nbytes, pe)?;
     if nbytes == 0 {
         return Ok(());
     }
-    // SAFETY: `source` is mapped for nbytes (translate); `dest` is writable (caller).
-    unsafe { std::ptr::copy(source as *const u8, dest, nbytes) };
-    Ok(())
+    match source {
+        Target::Mapped(source) => {
+            // SAFETY: `source` is mapped for nbytes (checked); `dest` is writable (caller).
+            unsafe { std::ptr::copy(source as *const u8, dest, nbytes) };
+            Ok(())
+        }
+        Target::Net { pe, region, offset } => {
+            // SAFETY: `dest` is writable for nbytes (caller) and nothing else uses it now.
+            let dest = unsafe { std::slice::from_raw_parts_mut(dest, nbytes) };
+            net(rt).get(routine, pe, region, offset, dest)
+        }
+    }
 }
 
 /// Byte extent `[lo, hi)` touched by `nelems` elements of `elem` bytes at a stride of `stride`
@@ -107,6 +133,31 @@ pub unsafe fn strided(
 ) -> Result<()> {
     let (dlo, dhi) = strided_extent(routine, "dst", elem, dst, nelems)?;
     let (slo, shi) = strided_extent(routine, "sst", elem, sst, nelems)?;
+    let (remote_lo, remote_len, remote_base) = match remote {
+        Remote::Dest => (dlo, dhi - dlo, dest as usize),
+        Remote::Source => (slo, shi - slo, src as usize),
+    };
+    let at = (remote_base as isize + remote_lo) as usize;
+    if let Target::Net { pe, region, offset } = rt.target(routine, at, remote_len as usize, pe)? {
+        // Another host: one transfer per element (the remote extent was checked whole).
+        let e = elem as isize;
+        for i in 0..nelems as isize {
+            let (d, s) = (dest as isize + i * dst * e, src as isize + i * sst * e);
+            match remote {
+                Remote::Dest => {
+                    // SAFETY: the local source element is readable (caller).
+                    let from = unsafe { std::slice::from_raw_parts(s as *const u8, elem) };
+                    net(rt).put(routine, pe, region, offset + (d - at as isize) as usize, from)?;
+                }
+                Remote::Source => {
+                    // SAFETY: the local destination element is writable (caller).
+                    let to = unsafe { std::slice::from_raw_parts_mut(d as *mut u8, elem) };
+                    net(rt).get(routine, pe, region, offset + (s - at as isize) as usize, to)?;
+                }
+            }
+        }
+        return Ok(());
+    }
     let (mut dest, mut src) = (dest as isize, src as isize);
     match remote {
         Remote::Dest => {

@@ -8,9 +8,12 @@ use std::time::Instant;
 use crate::ctrl::CtrlTable;
 use crate::error::{Error, Result};
 use crate::heap::SymHeap;
+use crate::bootstrap;
 use crate::job::{self, HeaderView, JobFile, Layout, Mapping};
+use crate::net::{Net, Region};
 use crate::static_data::{self, SharedStatics};
 use crate::team::{self, Teams};
+use crate::topology::Topology;
 use crate::wait::{self, WaitPolicy};
 
 /// Thread support levels, as in the specification (values match `SHMEM_THREAD_*`).
@@ -108,6 +111,17 @@ pub struct Runtime {
     pub checked: bool,
     /// This PE's teams.
     pub teams: Teams,
+    /// Which host every PE runs on (from the bootstrap).
+    pub topology: Topology,
+    /// The job spans hosts: some PEs are reached through `net`, not through the mapping.
+    multi_host: bool,
+    /// UCX to the PEs of other hosts (only when the job spans hosts).
+    net: Option<Net>,
+    /// Where this PE's control block starts in this process (the base of its `Ctrl` region).
+    my_ctrl: usize,
+    /// The PMIx client of a job started by a PMIx launcher, until finalize tells the launcher
+    /// that this PE ended properly (PMIx_Finalize).
+    pmix: Mutex<Option<bootstrap::Pmix>>,
     /// Held so the job file stays open (and mapped) for the life of the process.
     _job: JobFile,
     map: Mapping,
@@ -150,48 +164,9 @@ pub fn init(options: InitOptions) -> Result<&'static Runtime> {
     Ok(rt)
 }
 
-fn env_usize(name: &str) -> Result<Option<usize>> {
-    match std::env::var(name) {
-        Err(_) => Ok(None),
-        Ok(v) => job::parse_size(&v).map(Some).ok_or_else(|| {
-            Error::Bootstrap(format!("{name}={v:?} is not a size (examples: 65536, 512M, 2G)"))
-        }),
-    }
-}
-
-/// Reads the job file and PE number that oshrun passed, or makes a one-PE job.
-fn attach_job() -> Result<(JobFile, usize)> {
-    match std::env::var(job::ENV_JOB_FD) {
-        Ok(fd_text) => {
-            let fd: i32 = fd_text.parse().map_err(|_| {
-                Error::Bootstrap(format!("{}={fd_text:?} is not a descriptor", job::ENV_JOB_FD))
-            })?;
-            let pe: usize = std::env::var(job::ENV_PE)
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| Error::Bootstrap(format!("{} is missing or not a number", job::ENV_PE)))?;
-            // Children of this PE (if it runs programs) must not think they are PEs of this job.
-            std::env::remove_var(job::ENV_JOB_FD);
-            let file = JobFile::from_inherited(fd)?;
-            if pe >= file.layout().n_pes {
-                return Err(Error::Bootstrap(format!("PE {pe} but the job has {} PEs", file.layout().n_pes)));
-            }
-            Ok((file, pe))
-        }
-        Err(_) => {
-            let heap = env_usize(job::ENV_SYMMETRIC_SIZE)?.unwrap_or(job::DEFAULT_HEAP_SIZE);
-            let slots = env_usize(job::ENV_TEAM_SLOTS)?.unwrap_or(job::DEFAULT_TEAM_SLOTS);
-            let file = JobFile::create(Layout::new(1, heap, slots)?)?;
-            rustix::io::fcntl_setfd(file.fd(), rustix::io::FdFlags::CLOEXEC)
-                .map_err(|e| Error::Bootstrap(format!("fcntl: {e}")))?;
-            Ok((file, 0))
-        }
-    }
-}
-
 impl Runtime {
     fn start(options: InitOptions) -> Result<Self> {
-        let (job, my_pe) = attach_job()?;
+        let bootstrap::Attached { job, my_pe, topology, pmix } = bootstrap::attach()?;
         let layout = job.layout();
         // This PE's heap starts on a MAX_HEAP_ALIGN boundary, so that shmem_align's offsets
         // (aligned within the heap, equal on every PE) are aligned addresses too.
@@ -203,7 +178,7 @@ impl Runtime {
         ctrl.pe(my_pe).cpu.store(rustix::thread::sched_getcpu() as u32 + 1, Ordering::Relaxed);
         let statics = if options.share_statics {
             match static_data::find_main_segment() {
-                Some(seg) => Some(SharedStatics::share(&job, my_pe, seg)?),
+                Some(seg) => Some(SharedStatics::share(&job, my_pe, seg, |pe| topology.is_local(pe))?),
                 None => None,
             }
         } else {
@@ -213,17 +188,33 @@ impl Runtime {
         let flag = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
         let debug = flag("SHMEM_DEBUG");
         let checked = debug || flag("SHMEMX_CHECK_COLLECTIVES");
-        let teams = Teams::new(my_pe, layout.n_pes, layout.team_slots, layout.slot_words * 8)?;
+        let teams = Teams::new(my_pe, layout.n_pes, layout.team_slots, layout.slot_words * 8, &topology)?;
         let (static_start, static_len, static_bases) = match &statics {
             Some(s) => (s.segment.start, s.segment.len, s.bases.clone()),
             None => (0, 0, Vec::new()),
+        };
+        let my_ctrl = base as usize + layout.ctrl_offset(my_pe);
+        let net = match &pmix {
+            Some(pmix) if topology.spans_hosts() => {
+                let regions = [
+                    (my_ctrl, layout.ctrl_stride),
+                    (heaps + my_pe * layout.heap_size, layout.heap_size),
+                    (static_start, static_len),
+                ];
+                // The progress thread rings this PE's doorbell when data arrived, so that
+                // waiters on this PE's memory look again.
+                let ring = move || wait::notify(ctrl.pe(my_pe));
+                Some(Net::start(pmix, &topology, my_pe, regions, Box::new(ring))?)
+            }
+            _ => None,
         };
         Ok(Runtime {
             my_pe,
             n_pes: layout.n_pes,
             layout,
             ctrl,
-            wait: WaitPolicy::for_job(layout.n_pes, job.cores()),
+            // The PEs of this host share its cores: they decide whether PEs outnumber cores.
+            wait: WaitPolicy::for_job(topology.local_pes().len(), job.cores()),
             heaps,
             heap_size: layout.heap_size,
             my_heap: heaps + my_pe * layout.heap_size,
@@ -236,6 +227,11 @@ impl Runtime {
             debug,
             checked,
             teams,
+            multi_host: topology.spans_hosts(),
+            topology,
+            net,
+            my_ctrl,
+            pmix: Mutex::new(pmix),
             _job: job,
             map,
             _statics: statics,
@@ -254,8 +250,12 @@ impl Runtime {
 
     /// Address on PE `pe` (mapped in this process) of the symmetric object at local `addr`, if
     /// all `len` bytes of it are symmetric. `pe` must already be checked.
+    /// `None` also for a PE on another host: its memory is not mapped here.
     #[inline]
     pub fn remote_addr(&self, addr: usize, len: usize, pe: usize) -> Option<usize> {
+        if self.multi_host && !self.topology.is_local(pe) {
+            return None;
+        }
         let off = addr.wrapping_sub(self.my_heap);
         if off < self.heap_size && len <= self.heap_size - off {
             return Some(self.heaps + pe * self.heap_size + off);
@@ -282,6 +282,148 @@ impl Runtime {
             return Ok(addr);
         }
         self.remote_addr(addr, len, pe).ok_or(Error::NotSymmetric { routine, addr, len })
+    }
+
+    /// Where the `len` bytes of the local symmetric object at `addr` are on PE `pe`: mapped
+    /// here (the PEs of this host) or reached through the network (the others). Checks the
+    /// PE and that the whole range is symmetric. A zero-length range is `Mapped(addr)`
+    /// unchecked: nothing will be accessed.
+    #[inline]
+    pub fn target(&self, routine: &'static str, addr: usize, len: usize, pe: i64) -> Result<Target> {
+        let pe = self.check_pe(routine, pe)?;
+        if len == 0 {
+            return Ok(Target::Mapped(addr));
+        }
+        if !self.multi_host || self.topology.is_local(pe) {
+            return self.remote_addr(addr, len, pe).map(Target::Mapped).ok_or(Error::NotSymmetric { routine, addr, len });
+        }
+        let (region, offset) = self.region_of(addr, len).ok_or(Error::NotSymmetric { routine, addr, len })?;
+        Ok(Target::Net { pe, region, offset })
+    }
+
+    /// The symmetric region and offset of the local range `[addr, addr + len)`.
+    fn region_of(&self, addr: usize, len: usize) -> Option<(Region, usize)> {
+        let off = addr.wrapping_sub(self.my_heap);
+        if off < self.heap_size && len <= self.heap_size - off {
+            return Some((Region::Heap, off));
+        }
+        let off = addr.wrapping_sub(self.static_start);
+        if off < self.static_len && len <= self.static_len - off {
+            return Some((Region::Statics, off));
+        }
+        None
+    }
+
+    /// The network transport, when the job spans hosts.
+    #[inline]
+    pub fn net(&self) -> Option<&Net> {
+        self.net.as_ref()
+    }
+
+    /// Offset in this PE's control block (its `Ctrl` region) of word `word` of team slot `slot`:
+    /// the same offset on every PE.
+    #[inline]
+    pub fn slot_word_offset(&self, slot: usize, word: usize) -> usize {
+        self.ctrl.slot(self.my_pe, slot)[word].as_ptr() as usize - self.my_ctrl
+    }
+
+    /// Writes `value` into word `word` of team slot `slot` on PE `pe` and tells its waiters:
+    /// a store and a doorbell on this host, a network put to another host (whose progress
+    /// thread rings the bell there).
+    pub fn store_slot_word(&self, routine: &'static str, pe: usize, slot: usize, word: usize, value: u64) {
+        match &self.net {
+            Some(net) if !self.topology.is_local(pe) => {
+                if let Err(e) = net.put_word(routine, pe, Region::Ctrl, self.slot_word_offset(slot, word), value) {
+                    fatal(&e);
+                }
+            }
+            _ => {
+                self.ctrl.slot(pe, slot)[word].store(value, Ordering::Release);
+                self.notify(pe);
+            }
+        }
+    }
+
+    /// Writes `payload` into the words after `word` of team slot `slot` on PE `pe`, then
+    /// `flag` into `word` itself: a reader that sees the flag sees the payload. On this host
+    /// stores (the flag with Release) and a doorbell; to another host two network puts with a
+    /// fence between them.
+    pub fn post_slot_words(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        slot: usize,
+        word: usize,
+        payload: &[u64],
+        flag: u64,
+    ) {
+        match &self.net {
+            Some(net) if !self.topology.is_local(pe) => {
+                let bytes: Vec<u8> = payload.iter().flat_map(|w| w.to_ne_bytes()).collect();
+                let at = self.slot_word_offset(slot, word);
+                let sent = net
+                    .put(routine, pe, Region::Ctrl, at + 8, &bytes)
+                    .map(|()| net.fence())
+                    .and_then(|()| net.put_word(routine, pe, Region::Ctrl, at, flag));
+                if let Err(e) = sent {
+                    fatal(&e);
+                }
+            }
+            _ => {
+                let words = &self.ctrl.slot(pe, slot)[word..=word + payload.len()];
+                for (w, &v) in words[1..].iter().zip(payload) {
+                    w.store(v, Ordering::Relaxed);
+                }
+                words[0].store(flag, Ordering::Release);
+                self.notify(pe);
+            }
+        }
+    }
+
+    /// Address in this process of this PE's staging area of team slot `slot`.
+    #[inline]
+    pub fn stage_addr(&self, slot: usize) -> usize {
+        self.ctrl.stage(self.my_pe, slot)
+    }
+
+    /// Word `i` of this PE's staging area of team slot `slot`.
+    pub fn read_stage_word(&self, slot: usize, i: usize) -> u64 {
+        assert!((i + 1) * 8 <= job::STAGE_BYTES);
+        // SAFETY: inside this PE's mapped staging area (checked above), 8-byte aligned (the
+        // area is page aligned); the caller read it after a sync, nobody writes it meanwhile.
+        unsafe { std::ptr::read_volatile((self.stage_addr(slot) + i * 8) as *const u64) }
+    }
+
+    /// Copies `bytes` to `offset` of PE `pe`'s staging area of team slot `slot`: a copy on
+    /// this host, a network put to another.
+    pub fn put_stage_bytes(&self, routine: &'static str, pe: usize, slot: usize, offset: usize, bytes: &[u8]) {
+        assert!(offset + bytes.len() <= job::STAGE_BYTES, "{routine}: staging area overflow");
+        match &self.net {
+            Some(net) if !self.topology.is_local(pe) => {
+                let at = self.stage_addr(slot) - self.my_ctrl + offset;
+                if let Err(e) = net.put(routine, pe, Region::Ctrl, at, bytes) {
+                    fatal(&e);
+                }
+            }
+            _ => {
+                // SAFETY: PE `pe`'s staging area is mapped here (same host) and holds
+                // STAGE_BYTES (checked above); the collective's syncs keep others off it.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        bytes.as_ptr(),
+                        (self.ctrl.stage(pe, slot) + offset) as *mut u8,
+                        bytes.len(),
+                    )
+                };
+                self.notify(pe);
+            }
+        }
+    }
+
+    /// Whether the `n` members `member(0..n)` run on more than one host.
+    #[inline]
+    pub fn spans_hosts(&self, n: usize, member: impl Fn(usize) -> usize) -> bool {
+        self.multi_host && !self.topology.on_one_host((0..n).map(member))
     }
 
     /// Start of this PE's symmetric heap.
@@ -315,7 +457,9 @@ impl Runtime {
     /// PEs than cores what costs is how often each PE must be scheduled, so a central counter
     /// on member 0 (arrive once, see the release once) wins.
     pub fn team_sync(&self, slot: usize, n: usize, me: usize, member: impl Fn(usize) -> usize, epoch: u64) {
-        if n == 1 {
+        if self.spans_hosts(n, &member) {
+            self.network_sync(slot, n, me, member, epoch)
+        } else if n == 1 {
             fence(Ordering::SeqCst);
         } else if self.uses_central_sync(n) {
             self.central_sync(slot, n, member, epoch)
@@ -347,6 +491,27 @@ impl Runtime {
             self.notify(to);
             let flag = &my_slot[round];
             self.wait_until(self.my_pe, || flag.load(Ordering::Acquire) >= epoch);
+            dist <<= 1;
+            round += 1;
+        }
+    }
+
+    /// The sync of a team whose members span hosts: dissemination, each flag written by a
+    /// store to a PE of this host and by a network put to another host. A member first
+    /// completes its own network operations (quiet), so that the sync orders them as it
+    /// orders stores on one host. Waiting progresses the network too.
+    fn network_sync(&self, slot: usize, n: usize, me: usize, member: impl Fn(usize) -> usize, epoch: u64) {
+        let net = self.net.as_ref().expect("a team spans hosts only when the network is up");
+        net.quiet();
+        let my_slot = self.ctrl.slot(self.my_pe, slot);
+        let (mut dist, mut round) = (1usize, 0usize);
+        while dist < n {
+            self.store_slot_word("shmem_team_sync", member((me + dist) % n), slot, round, epoch);
+            let flag = &my_slot[round];
+            self.wait_until(self.my_pe, || {
+                net.progress();
+                flag.load(Ordering::Acquire) >= epoch
+            });
             dist <<= 1;
             round += 1;
         }
@@ -454,9 +619,23 @@ impl Runtime {
 
     /// Completes all outstanding memory operations (shmem_quiet / shmem_fence): on shared
     /// memory every store has been issued already; a full fence makes them globally visible.
+    /// Across hosts it also waits until every network put and atomic has completed.
     #[inline]
     pub fn quiet(&self) {
         fence(Ordering::SeqCst);
+        if let Some(net) = &self.net {
+            net.quiet();
+        }
+    }
+
+    /// Orders this PE's earlier puts and atomics before later ones (shmem_fence): on shared
+    /// memory a fence; across hosts also the network's ordering.
+    #[inline]
+    pub fn fence(&self) {
+        fence(Ordering::SeqCst);
+        if let Some(net) = &self.net {
+            net.fence();
+        }
     }
 
     /// Takes `size` bytes from this PE's allocator (no synchronisation).
@@ -567,6 +746,9 @@ impl Runtime {
     pub fn finalize(&self) {
         self.barrier_all();
         self.finalized.store(true, Ordering::SeqCst);
+        // Under a PMIx launcher: every network operation is complete (the barrier quieted);
+        // tell the launcher this PE ended properly, or it reports an abnormal end.
+        drop(self.pmix.lock().unwrap_or_else(|e| e.into_inner()).take());
     }
 
     /// Finalizes at process exit if the program did not (C programs register this with atexit);
@@ -584,6 +766,15 @@ impl Runtime {
         HeaderView::new(&self.map).request_exit(self.my_pe, status);
         std::process::exit(status)
     }
+}
+
+/// Where a symmetric range of some PE is (see [`Runtime::target`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// Mapped in this process at this address (a PE of this host).
+    Mapped(usize),
+    /// On a PE of another host: `offset` bytes into its `region`.
+    Net { pe: usize, region: Region, offset: usize },
 }
 
 /// Status with which a PE ends the job after an error it cannot return to the caller.

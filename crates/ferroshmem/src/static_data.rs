@@ -77,8 +77,10 @@ pub struct SharedStatics {
 }
 
 impl SharedStatics {
-    /// Moves this PE's segment into the job file and maps every PE's copy.
-    pub fn share(job: &JobFile, my_pe: usize, segment: Segment) -> Result<Self> {
+    /// Moves this PE's segment into the job file and maps the copy of every PE for which
+    /// `is_local` holds (the PEs of this host; the others are reached through the network
+    /// and get base 0).
+    pub fn share(job: &JobFile, my_pe: usize, segment: Segment, is_local: impl Fn(usize) -> bool) -> Result<Self> {
         let layout = job.layout();
         let stride = segment.len;
         let slot = |pe: usize| layout.static_base() + pe * stride;
@@ -108,6 +110,8 @@ impl SharedStatics {
         for pe in 0..layout.n_pes {
             if pe == my_pe {
                 bases.push(segment.start);
+            } else if !is_local(pe) {
+                bases.push(0);
             } else {
                 let m = Mapping::shared(job.fd(), slot(pe), stride)?;
                 bases.push(m.ptr as usize);

@@ -7,6 +7,10 @@
 //! with the failing PE's status (128 + signal number for a signal). Each PE is also tied to
 //! oshrun's life (PR_SET_PDEATHSIG), so nothing outlives the job. When the PEs outnumber the
 //! CPUs oshrun may use, each PE is pinned to one of them, round-robin (`--bind-to`).
+//!
+//! Across hosts (`--host h1:2,h2:2` or `--hostfile FILE`) oshrun hands the job to Open MPI's
+//! `mpirun` (`$OSHRUN_MPIRUN`, default `mpirun` from PATH), which starts the PEs on the hosts
+//! and serves them PMIx; the PEs bootstrap from PMIx (see the core's `bootstrap` module).
 #![allow(unsafe_code)]
 
 use std::os::unix::process::CommandExt;
@@ -15,8 +19,11 @@ use std::time::{Duration, Instant};
 
 use ferroshmem::job::{self, HeaderView, JobFile, Layout};
 
-const USAGE: &str = "usage: oshrun -n N [--bind-to auto|core|none] [--] program [args...]
+const USAGE: &str = "usage: oshrun -n N [--bind-to auto|core|none] [--host LIST | --hostfile FILE] [--] program [args...]
   -n, -np, --npes N   number of PEs to start (default 1)
+  --host LIST         run across hosts (e.g. h1:2,h2:2): hands the job to mpirun
+  --hostfile FILE     the same with an Open MPI hostfile
+  --mca KEY VALUE     passed to mpirun (only with --host/--hostfile; so is $OSHRUN_MPIRUN_ARGS)
   --bind-to WHERE     core: PE i runs only on the (i mod k)-th of the k CPUs oshrun may use;
                       none: PEs go where the scheduler puts them; auto (default): core when
                       the PEs outnumber those CPUs, else none
@@ -30,6 +37,10 @@ const KILL_GRACE: Duration = Duration::from_millis(300);
 struct Args {
     npes: usize,
     bind: Bind,
+    /// `--host` / `--hostfile`, given as mpirun takes them.
+    hosts: Vec<String>,
+    /// `--mca KEY VALUE` triples for mpirun.
+    mpirun_extra: Vec<String>,
     program: String,
     args: Vec<String>,
 }
@@ -60,6 +71,8 @@ fn parse_args() -> Result<Args, String> {
     let mut argv = std::env::args().skip(1);
     let mut npes = 1usize;
     let mut bind = Bind::Auto;
+    let mut hosts = Vec::new();
+    let mut mpirun_extra = Vec::new();
     while let Some(a) = argv.next() {
         match a.as_str() {
             "--bind-to" => bind = Bind::parse(&argv.next().ok_or("--bind-to needs auto, core or none")?)?,
@@ -68,14 +81,23 @@ fn parse_args() -> Result<Args, String> {
                 let v = argv.next().ok_or_else(|| format!("{a} needs a number"))?;
                 npes = v.parse().map_err(|_| format!("{a} {v}: not a number of PEs"))?;
             }
+            "--host" | "--hostfile" => {
+                let v = argv.next().ok_or_else(|| format!("{a} needs a value"))?;
+                hosts.extend([a.clone(), v]);
+            }
+            "--mca" => {
+                let k = argv.next().ok_or("--mca needs a key and a value")?;
+                let v = argv.next().ok_or("--mca needs a key and a value")?;
+                mpirun_extra.extend(["--mca".to_string(), k, v]);
+            }
             "-h" | "--help" => return Err(String::new()),
             "--" => {
                 let program = argv.next().ok_or("no program given")?;
-                return Ok(Args { npes, bind, program, args: argv.collect() });
+                return Ok(Args { npes, bind, hosts, mpirun_extra, program, args: argv.collect() });
             }
             s if s.starts_with("-n") && s[2..].parse::<usize>().is_ok() => npes = s[2..].parse().unwrap_or(1),
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
-            _ => return Ok(Args { npes, bind, program: a, args: argv.collect() }),
+            _ => return Ok(Args { npes, bind, hosts, mpirun_extra, program: a, args: argv.collect() }),
         }
     }
     Err("no program given".into())
@@ -317,6 +339,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if !args.hosts.is_empty() {
+        return hand_over_to_mpirun(args);
+    }
+    if !args.mpirun_extra.is_empty() {
+        eprintln!("oshrun: --mca is for jobs across hosts (--host or --hostfile)");
+        return ExitCode::from(2);
+    }
     match run(args) {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
         Err(msg) => {
@@ -324,4 +353,38 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Runs the job across hosts through `mpirun`: oshrun becomes mpirun (exec), so signals,
+/// output and the exit status are mpirun's. The variables that configure ferroshmem and UCX
+/// travel to every host (`-x`).
+fn hand_over_to_mpirun(args: Args) -> ExitCode {
+    let mpirun = std::env::var("OSHRUN_MPIRUN").unwrap_or_else(|_| "mpirun".into());
+    let mut cmd = Command::new(&mpirun);
+    cmd.args(&args.hosts).args(["-np", &args.npes.to_string()]);
+    match args.bind {
+        Bind::Auto => {}
+        Bind::Core => {
+            cmd.args(["--bind-to", "core"]);
+        }
+        Bind::None => {
+            cmd.args(["--bind-to", "none"]);
+        }
+    }
+    cmd.args(&args.mpirun_extra);
+    if let Ok(extra) = std::env::var("OSHRUN_MPIRUN_ARGS") {
+        cmd.args(extra.split_whitespace());
+    }
+    let mut exported: Vec<String> = std::env::vars()
+        .map(|(k, _)| k)
+        .filter(|k| ["SHMEM_", "SHMEMX_", "UCX_", "RUST_"].iter().any(|p| k.starts_with(p)))
+        .collect();
+    exported.sort();
+    for name in exported {
+        cmd.args(["-x", &name]);
+    }
+    cmd.arg(&args.program).args(&args.args);
+    let err = cmd.exec();
+    eprintln!("oshrun: cannot run {mpirun} for a job across hosts: {err} (install Open MPI, or set OSHRUN_MPIRUN)");
+    ExitCode::from(2)
 }

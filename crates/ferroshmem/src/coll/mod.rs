@@ -34,6 +34,7 @@
 //! reader that lags behind its writer).
 #![allow(unsafe_code)]
 
+mod across;
 pub mod api;
 pub mod ops;
 
@@ -135,6 +136,19 @@ pub trait Group {
     fn pe(&self, i: usize) -> usize;
     /// Announces that this PE entered the collective, publishing `word` (collect's count).
     fn enter(&mut self, rt: &Runtime, word: u64);
+    /// Whether the members run on more than one host (then the collectives of `across` run).
+    fn spans_hosts(&self, rt: &Runtime) -> bool {
+        rt.spans_hosts(self.n(), |i| self.pe(i))
+    }
+    /// A sync of every member that works across hosts (teams only: an active set's pSync
+    /// words are not reachable through the network).
+    fn network_sync(&mut self, _rt: &Runtime, routine: &'static str) -> Result<()> {
+        Err(Error::AcrossHosts { routine, what: "deprecated active-set collectives" })
+    }
+    /// The team slot whose staging areas a collective across hosts may use (teams only).
+    fn staging_slot(&self) -> Option<usize> {
+        None
+    }
     /// Waits until member `i` has entered; returns the word it published.
     fn wait_member(&self, rt: &Runtime, i: usize) -> u64;
     /// Ends the collective: returns once no member reads or writes this PE's buffers.
@@ -302,6 +316,15 @@ impl Group for TeamGroup<'_> {
             crate::team::checked::check_team(rt, self.team, &call())?;
         }
         Ok(())
+    }
+
+    fn network_sync(&mut self, rt: &Runtime, _routine: &'static str) -> Result<()> {
+        self.team.sync_unchecked(rt);
+        Ok(())
+    }
+
+    fn staging_slot(&self) -> Option<usize> {
+        Some(self.team.slot)
     }
 
     #[inline]
@@ -592,6 +615,9 @@ impl ActiveSet {
             return Err(Error::invalid(routine, "pSync", "not 8-byte aligned"));
         }
         rt.translate(routine, psync, PSYNC_WORDS * 8, rt.my_pe as i64)?;
+        if rt.spans_hosts(size as usize, |i| (start + i as i64 * stride) as usize) {
+            return Err(Error::AcrossHosts { routine, what: "deprecated active-set collectives" });
+        }
         Ok(ActiveSet {
             start: start as usize,
             stride: stride as usize,
@@ -713,6 +739,9 @@ pub fn broadcast(
     if root >= g.n() {
         return Err(Error::invalid(routine, "PE_root", format!("{root} not below team size {}", g.n())));
     }
+    if g.spans_hosts(rt) {
+        return across::broadcast(rt, g, routine, dest, src, nbytes, root, update_root);
+    }
     if nbytes == 0 {
         return Ok(sync_without_data(rt, g));
     }
@@ -754,6 +783,9 @@ pub fn fcollect(
     nbytes: usize,
 ) -> Result<()> {
     g.check(rt, || Signature::new("shmem_fcollect", &[nbytes as i64]))?;
+    if g.spans_hosts(rt) {
+        return across::fcollect(rt, g, routine, dest, src, nbytes);
+    }
     if nbytes == 0 {
         return Ok(sync_without_data(rt, g));
     }
@@ -801,6 +833,9 @@ pub fn collect(
     dest_cap: usize,
 ) -> Result<usize> {
     g.check(rt, || Signature::new("shmem_collect", &[]))?;
+    if g.spans_hosts(rt) {
+        return across::collect(rt, g, routine, dest, src, nbytes, dest_cap);
+    }
     let n = g.n();
     at(rt, routine, src, nbytes, rt.my_pe)?;
     // The count travels +1 so that an active set's word 0 still means "nothing published".
@@ -850,6 +885,13 @@ pub fn alltoalls(
     let n = g.n();
     if nelems > 0 && (dst == 0 || sst == 0) {
         return Err(Error::invalid(routine, "dst/sst", "strides must be positive"));
+    }
+    if g.spans_hosts(rt) {
+        return if nelems == 0 || elem == 0 {
+            g.network_sync(rt, routine)
+        } else {
+            across::alltoalls(rt, g, routine, dest, src, elem, dst, sst, nelems)
+        };
     }
     if nelems == 0 || elem == 0 {
         return Ok(sync_without_data(rt, g));
@@ -998,6 +1040,9 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     count: usize,
 ) -> Result<()> {
     g.check(rt, || Signature::new("shmem_reduce", &[count as i64, std::mem::size_of::<T>() as i64]))?;
+    if g.spans_hosts(rt) {
+        return across::reduce::<T, O>(rt, g, routine, dest, src, count);
+    }
     let size = std::mem::size_of::<T>();
     let nbytes = count * size;
     let align = std::mem::align_of::<T>();

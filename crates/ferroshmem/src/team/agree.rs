@@ -45,7 +45,11 @@ impl MaxAllreduce {
         let epoch = team.next_epoch();
         let parity = (team.next_allreduce() & 1) as usize;
         let n = team.n_pes();
-        let all_read = rt.wait.oversubscribed && n > 1 && n <= ALL_READ_MAX_PES;
+        // Reading everybody's mailbox needs them mapped: only a team within one host.
+        let all_read = rt.wait.oversubscribed
+            && n > 1
+            && n <= ALL_READ_MAX_PES
+            && !rt.spans_hosts(n, |i| team.pes.world_pe(i));
         MaxAllreduce { team, epoch, parity, round: 0, sent: false, all_read, acc: values }
     }
 
@@ -91,16 +95,14 @@ impl MaxAllreduce {
             let mailbox = SLOT_FIXED_WORDS + (self.round * 2 + self.parity) * MAILBOX_WORDS;
             if !self.sent {
                 let to = self.team.pes.world_pe((me + (1 << self.round)) % n);
-                let words = &rt.ctrl.slot(to, slot)[mailbox..mailbox + MAILBOX_WORDS];
-                for (w, v) in words[1..].iter().zip(self.acc) {
-                    w.store(v, Ordering::Relaxed);
-                }
-                words[0].store(self.epoch, Ordering::Release);
-                rt.notify(to);
+                rt.post_slot_words("team agreement", to, slot, mailbox, &self.acc, self.epoch);
                 self.sent = true;
             }
             let mine = &rt.ctrl.slot(rt.my_pe, slot)[mailbox..mailbox + MAILBOX_WORDS];
             if mine[0].load(Ordering::Acquire) < self.epoch {
+                if let Some(net) = rt.net() {
+                    net.progress();
+                }
                 return false;
             }
             for (a, w) in self.acc.iter_mut().zip(&mine[1..]) {

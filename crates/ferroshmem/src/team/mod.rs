@@ -259,7 +259,13 @@ impl std::fmt::Debug for Teams {
 
 impl Teams {
     /// The predefined teams of PE `my_pe` in a job of `n_pes` with `capacity` slots.
-    pub fn new(my_pe: usize, n_pes: usize, capacity: usize, slot_bytes: usize) -> Result<Self> {
+    pub fn new(
+        my_pe: usize,
+        n_pes: usize,
+        capacity: usize,
+        slot_bytes: usize,
+        topology: &crate::topology::Topology,
+    ) -> Result<Self> {
         if capacity < PREDEFINED + 1 {
             return Err(Error::Bootstrap(format!(
                 "SHMEMX_TEAM_SLOTS={capacity}: at least {} needed",
@@ -288,16 +294,24 @@ impl Teams {
             next_uid_seq: AtomicU64::new(1),
         };
         teams.publish(world, 0);
-        // One machine: SHARED and NODE hold every PE; SAME_MYPE_NODE holds this PE alone.
+        // SHARED and NODE hold the PEs of this host; SAME_MYPE_NODE the PEs with this PE's
+        // local rank on every host (one host: every PE, and this PE alone). The teams of
+        // different hosts (or local ranks) are disjoint, so they share one slot number.
+        let as_team = |pes: &[usize]| {
+            let set = PeSet::from_list(pes.iter().map(|&pe| pe as u32).collect(), n_pes);
+            let me = set.index_of(my_pe).expect("this PE is in its own host's teams");
+            (set, me)
+        };
+        let (local, local_me) = as_team(topology.local_pes());
         for (slot, kind) in [(1, TeamKind::Shared), (2, TeamKind::Node)] {
             teams.publish(
-                Arc::new(TeamInner::new(PeSet::world(n_pes), my_pe, slot, 0, TeamConfig::default(), kind)),
+                Arc::new(TeamInner::new(local.clone(), local_me, slot, 0, TeamConfig::default(), kind)),
                 0,
             );
         }
-        let alone = PeSet::Strided { start: my_pe as u32, stride: 1, size: 1 };
+        let (same, same_me) = as_team(&topology.same_local_rank());
         teams.publish(
-            Arc::new(TeamInner::new(alone, 0, 3, 0, TeamConfig::default(), TeamKind::SameMypeNode)),
+            Arc::new(TeamInner::new(same, same_me, 3, 0, TeamConfig::default(), TeamKind::SameMypeNode)),
             0,
         );
         Ok(teams)

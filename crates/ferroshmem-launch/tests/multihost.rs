@@ -1,0 +1,220 @@
+//! Jobs across hosts, simulated on this machine: `tests/multihost/with-hosts.sh` makes each
+//! host a network namespace with its own address and hostname, and this test runs C programs
+//! with `oshrun --host ...`, which hands them to Open MPI's `mpirun` (PMIx bootstrap, UCX
+//! between hosts forced onto TCP, shared memory within a host).
+//!
+//! For each layout (2 hosts x 2 PEs; 3 hosts with 2, 2 and 1 PEs) the test re-executes itself
+//! inside `with-hosts.sh` (`FSH_INNER` set), where it runs every program with a timeout.
+//! Needs root, `ip` and `mpirun`; without them it says so and, under CI, fails.
+//! Prints `multihost: N passed, M failed`.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Layouts: hosts and PEs per host, as `with-hosts.sh` takes them.
+const LAYOUTS: &[&str] = &["2:2,2", "3:2,2,1"];
+
+/// One program of the suite: what it must end with.
+struct Case {
+    source: &'static str,
+    expect_exit: i32,
+    /// A substring of the combined output.
+    expect_output: Option<&'static str>,
+    /// Upper bound of the whole job (fault cases must end promptly).
+    max_ms: Option<u128>,
+}
+
+const fn case(source: &'static str) -> Case {
+    Case { source, expect_exit: 0, expect_output: None, max_ms: None }
+}
+
+const CASES: &[Case] = &[
+    case("tests/c/rma.c"),
+    case("tests/c/amo.c"),
+    case("tests/c/p2p.c"),
+    case("tests/c/p2p_any_fair.c"),
+    case("tests/c/lifecycle.c"),
+    case("tests/c/memory.c"),
+    case("tests/c/zero_length.c"),
+    case("tests/c/align.c"),
+    case("tests/launch/no_finalize.c"),
+    Case { expect_output: Some("hosts: "), ..case("tests/multihost/c/hosts.c") },
+    Case { expect_output: Some("progress: 1000 gets"), ..case("tests/multihost/c/progress.c") },
+    Case { expect_exit: 3, max_ms: Some(10_000), ..case("tests/launch/global_exit.c") },
+    Case { expect_exit: 7, max_ms: Some(10_000), ..case("tests/launch/exit_status.c") },
+    Case {
+        expect_exit: 137,
+        expect_output: Some("exited on signal 9"),
+        max_ms: Some(10_000),
+        ..case("tests/multihost/c/fault_kill.c")
+    },
+];
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs `cmd` with a deadline; returns (exit code, combined output, elapsed, timed out).
+fn run_with_deadline(mut cmd: Command, limit: Duration) -> (Option<i32>, String, Duration, bool) {
+    let start = Instant::now();
+    let out_path = common::scratch_dir().join(format!("multihost-{}.out", std::process::id()));
+    let out = std::fs::File::create(&out_path).unwrap();
+    cmd.stdout(out.try_clone().unwrap()).stderr(out).stdin(Stdio::null());
+    let mut child = cmd.spawn().expect("start the job");
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if start.elapsed() > limit {
+            timed_out = true;
+            let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+            std::thread::sleep(Duration::from_secs(2));
+            child.kill().ok();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let elapsed = start.elapsed();
+    let text = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&out_path);
+    (status.code().or_else(|| status_signal(&status).map(|s| 128 + s)), text, elapsed, timed_out)
+}
+
+fn status_signal(st: &std::process::ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(st)
+}
+
+
+/// Inside `with-hosts.sh`: runs every case on the simulated hosts.
+fn inner(layout: &str, exes: &[(PathBuf, &Case)]) -> (usize, usize) {
+    let hostlist = std::env::var("FSH_HOSTLIST").expect("with-hosts.sh exports FSH_HOSTLIST");
+    // with-hosts.sh's mpirun options, less its --host (oshrun passes ours).
+    let words: Vec<String> = std::env::var("FSH_MPIRUN_ARGS")
+        .expect("with-hosts.sh exports FSH_MPIRUN_ARGS")
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    let mut kept = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        if words[i] == "--host" {
+            i += 2;
+            continue;
+        }
+        kept.push(words[i].clone());
+        i += 1;
+    }
+    let mpirun_args = kept.join(" ");
+    let npes: usize = hostlist.split(',').map(|h| h.rsplit(':').next().unwrap().parse::<usize>().unwrap()).sum();
+    let (mut passed, mut failed) = (0, 0);
+    for (exe, case) in exes {
+        let mut cmd = Command::new(common::oshrun());
+        cmd.args(["-n", &npes.to_string(), "--host", &hostlist])
+            .arg(exe)
+            .env("OSHRUN_MPIRUN_ARGS", format!("{mpirun_args} -x FSH_HOSTLIST"))
+            .env("UCX_TLS", "tcp,self")
+            .env("UCX_NET_DEVICES", "eth0")
+            .env("UCX_WARN_UNUSED_ENV_VARS", "n");
+        let (code, out, elapsed, timed_out) = run_with_deadline(cmd, Duration::from_secs(120));
+        let name = format!("{} on {layout}", case.source);
+        let verdict = if timed_out {
+            Err("timed out after 120 s".to_string())
+        } else if code != Some(case.expect_exit) {
+            Err(format!("exit {code:?}, expected {}", case.expect_exit))
+        } else if case.expect_output.is_some_and(|s| !out.contains(s)) {
+            Err(format!("output lacks {:?}", case.expect_output.unwrap()))
+        } else if case.max_ms.is_some_and(|m| elapsed.as_millis() > m) {
+            Err(format!("took {} ms, more than {} ms", elapsed.as_millis(), case.max_ms.unwrap()))
+        } else {
+            Ok(())
+        };
+        match verdict {
+            Ok(()) => {
+                passed += 1;
+                println!("ok   {name} ({} ms)", elapsed.as_millis());
+                for line in out.lines().filter(|l| l.starts_with("progress:") || l.starts_with("hosts:")) {
+                    println!("     {line}");
+                }
+            }
+            Err(why) => {
+                failed += 1;
+                println!("FAIL {name}: {why}\n{out}");
+            }
+        }
+    }
+    (passed, failed)
+}
+
+fn main() {
+    let root = common::repo_root();
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false");
+    let missing: Vec<&str> = [("root", is_root()), ("ip", have("ip")), ("mpirun", have("mpirun"))]
+        .into_iter()
+        .filter(|(_, ok)| !ok)
+        .map(|(what, _)| what)
+        .collect();
+    if !missing.is_empty() {
+        println!("multihost: cannot simulate hosts here (missing: {})", missing.join(", "));
+        println!("multihost: 0 passed, {} failed", usize::from(ci));
+        if ci {
+            std::process::exit(1);
+        }
+        return;
+    }
+    let mut cases: Vec<(PathBuf, &Case)> = Vec::new();
+    for c in CASES {
+        cases.push((common::compile_c(&root.join(c.source)), c));
+    }
+    if let Ok(layout) = std::env::var("FSH_INNER") {
+        let (p, f) = inner(&layout, &cases);
+        println!("multihost[{layout}]: {p} passed, {f} failed");
+        std::process::exit(i32::from(f > 0));
+    }
+    let script = root.join("tests/multihost/with-hosts.sh");
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for layout in LAYOUTS {
+        let mut cmd = Command::new("bash");
+        cmd.arg(&script).arg(layout).arg("--").arg(std::env::current_exe().unwrap()).env("FSH_INNER", layout);
+        let (code, out, elapsed, timed_out) = run_with_deadline(cmd, Duration::from_secs(900));
+        print!("{out}");
+        let summary = out.lines().rev().find_map(|l| l.strip_prefix(&format!("multihost[{layout}]: ")).map(str::to_owned));
+        match summary.as_deref().and_then(parse_counts) {
+            Some((p, f)) => {
+                passed += p;
+                failed += f;
+            }
+            None => {
+                failed += 1;
+                println!("FAIL layout {layout}: with-hosts.sh ended with {code:?} after {} s{}", elapsed.as_secs(), if timed_out { " (timed out)" } else { "" });
+            }
+        }
+    }
+    // Nothing of ours may be left: namespaces, links, /etc/hosts lines, processes.
+    let clean = Command::new("bash").arg(root.join("tests/multihost/check-clean.sh")).status();
+    if !clean.is_ok_and(|s| s.success()) {
+        failed += 1;
+        println!("FAIL check-clean.sh: simulated hosts left something behind");
+    }
+    println!("multihost: {passed} passed, {failed} failed");
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
+
+fn parse_counts(s: &str) -> Option<(usize, usize)> {
+    let (p, rest) = s.split_once(" passed, ")?;
+    let f = rest.split_whitespace().next()?;
+    Some((p.trim().parse().ok()?, f.parse().ok()?))
+}

@@ -1,0 +1,343 @@
+/* A flat C face of the PMIx client and UCX ucp calls ferroshmem uses. The structs of both
+ * libraries (ucp_params_t, ucp_request_param_t, pmix_value_t, ...) stay on this side of the
+ * line, where their own headers lay them out; Rust sees only integers, pointers and byte
+ * buffers. Every function returns 0 or a negative status of the library that failed (see
+ * fsh_wire_error). */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+#include <ucp/api/ucp.h>
+
+/* ------------------------------------------------------------------------------------- */
+/* Errors: UCX statuses are negative small numbers; PMIx ones are offset by -100000.      */
+
+#define PMIX_BASE (-100000)
+
+static int pmix_rc(pmix_status_t rc) { return rc == PMIX_SUCCESS ? 0 : PMIX_BASE + rc; }
+
+const char *fsh_wire_error(int rc) {
+    if (rc <= PMIX_BASE + 1000 && rc > PMIX_BASE - 100000) return PMIx_Error_string(rc - PMIX_BASE);
+    return ucs_status_string((ucs_status_t)rc);
+}
+
+void fsh_wire_free(void *p) { free(p); }
+
+/* ------------------------------------------------------------------------------------- */
+/* PMIx                                                                                   */
+
+static pmix_proc_t me;
+
+int fsh_pmix_init(uint32_t *rank) {
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) return pmix_rc(rc);
+    *rank = me.rank;
+    return 0;
+}
+
+int fsh_pmix_finalize(void) { return pmix_rc(PMIx_Finalize(NULL, 0)); }
+
+/* A uint32 (or smaller) value of `key` for `rank` (PMIX_RANK_WILDCARD: the job's). */
+static int get_u32(pmix_rank_t rank, const char *key, uint32_t *out) {
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, me.nspace, rank);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&p, key, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS) return pmix_rc(rc);
+    int result = 0;
+    switch (v->type) {
+    case PMIX_UINT32: *out = v->data.uint32; break;
+    case PMIX_UINT16: *out = v->data.uint16; break;
+    case PMIX_UINT8: *out = v->data.uint8; break;
+    case PMIX_INT: *out = (uint32_t)v->data.integer; break;
+    case PMIX_PROC_RANK: *out = v->data.rank; break;
+    default: result = pmix_rc(PMIX_ERR_TYPE_MISMATCH);
+    }
+    PMIX_VALUE_RELEASE(v);
+    return result;
+}
+
+int fsh_pmix_job_size(uint32_t *size) { return get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, size); }
+int fsh_pmix_node_id(uint32_t rank, uint32_t *id) { return get_u32(rank, PMIX_NODEID, id); }
+int fsh_pmix_local_rank(uint32_t rank, uint32_t *lr) { return get_u32(rank, PMIX_LOCAL_RANK, lr); }
+
+/* The hostname of `rank` into buf (NUL-terminated, truncated to len). */
+int fsh_pmix_hostname(uint32_t rank, char *buf, size_t len) {
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, me.nspace, rank);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&p, PMIX_HOSTNAME, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS) return pmix_rc(rc);
+    int result = 0;
+    if (v->type == PMIX_STRING && v->data.string != NULL && len > 0) {
+        strncpy(buf, v->data.string, len - 1);
+        buf[len - 1] = 0;
+    } else {
+        result = pmix_rc(PMIX_ERR_TYPE_MISMATCH);
+    }
+    PMIX_VALUE_RELEASE(v);
+    return result;
+}
+
+int fsh_pmix_put(const char *key, const void *data, size_t len) {
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = (char *)data;
+    v.data.bo.size = len;
+    /* PMIx_Put copies the value. */
+    return pmix_rc(PMIx_Put(PMIX_GLOBAL, key, &v));
+}
+
+int fsh_pmix_commit(void) { return pmix_rc(PMIx_Commit()); }
+
+int fsh_pmix_fence(int collect) {
+    pmix_proc_t all;
+    PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+    pmix_info_t info;
+    bool flag = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Fence(&all, 1, collect ? &info : NULL, collect ? 1 : 0);
+    PMIX_INFO_DESTRUCT(&info);
+    return pmix_rc(rc);
+}
+
+/* A byte object posted by `rank` under `key`: a malloc'd copy (free with fsh_wire_free). */
+int fsh_pmix_get(uint32_t rank, const char *key, void **data, size_t *len) {
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, me.nspace, rank);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&p, key, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS) return pmix_rc(rc);
+    int result = 0;
+    if (v->type != PMIX_BYTE_OBJECT) {
+        result = pmix_rc(PMIX_ERR_TYPE_MISMATCH);
+    } else {
+        *len = v->data.bo.size;
+        *data = malloc(*len ? *len : 1);
+        if (*data == NULL) result = pmix_rc(PMIX_ERR_NOMEM);
+        else memcpy(*data, v->data.bo.bytes, *len);
+    }
+    PMIX_VALUE_RELEASE(v);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* UCX                                                                                    */
+
+int fsh_ucp_init(void **ctx) {
+    ucp_config_t *config;
+    ucs_status_t st = ucp_config_read(NULL, NULL, &config);
+    if (st != UCS_OK) return st;
+    ucp_params_t params;
+    memset(&params, 0, sizeof params);
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    params.mt_workers_shared = 1;
+    ucp_context_h c;
+    st = ucp_init(&params, config, &c);
+    ucp_config_release(config);
+    if (st != UCS_OK) return st;
+    *ctx = c;
+    return 0;
+}
+
+void fsh_ucp_cleanup(void *ctx) { ucp_cleanup((ucp_context_h)ctx); }
+
+/* A thread-safe worker: the progress thread and the application threads both drive it. */
+int fsh_ucp_worker_create(void *ctx, void **worker) {
+    ucp_worker_params_t params;
+    memset(&params, 0, sizeof params);
+    params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    params.thread_mode = UCS_THREAD_MODE_MULTI;
+    ucp_worker_h w;
+    ucs_status_t st = ucp_worker_create((ucp_context_h)ctx, &params, &w);
+    if (st != UCS_OK) return st;
+    ucp_worker_attr_t attr;
+    memset(&attr, 0, sizeof attr);
+    attr.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE;
+    st = ucp_worker_query(w, &attr);
+    if (st != UCS_OK || attr.thread_mode != UCS_THREAD_MODE_MULTI) {
+        ucp_worker_destroy(w);
+        return st != UCS_OK ? st : UCS_ERR_UNSUPPORTED;
+    }
+    *worker = w;
+    return 0;
+}
+
+void fsh_ucp_worker_destroy(void *w) { ucp_worker_destroy((ucp_worker_h)w); }
+
+/* The worker's address: a malloc'd copy (free with fsh_wire_free). */
+int fsh_ucp_worker_address(void *w, void **addr, size_t *len) {
+    ucp_address_t *a;
+    size_t n;
+    ucs_status_t st = ucp_worker_get_address((ucp_worker_h)w, &a, &n);
+    if (st != UCS_OK) return st;
+    *addr = malloc(n);
+    if (*addr == NULL) {
+        ucp_worker_release_address((ucp_worker_h)w, a);
+        return UCS_ERR_NO_MEMORY;
+    }
+    memcpy(*addr, a, n);
+    *len = n;
+    ucp_worker_release_address((ucp_worker_h)w, a);
+    return 0;
+}
+
+unsigned fsh_ucp_progress(void *w) { return ucp_worker_progress((ucp_worker_h)w); }
+
+int fsh_ucp_event_fd(void *w, int *fd) { return ucp_worker_get_efd((ucp_worker_h)w, fd); }
+
+/* 0: armed (sleep on the descriptor); 1: events pending (progress again); < 0: error. */
+int fsh_ucp_arm(void *w) {
+    ucs_status_t st = ucp_worker_arm((ucp_worker_h)w);
+    if (st == UCS_OK) return 0;
+    if (st == UCS_ERR_BUSY) return 1;
+    return st;
+}
+
+int fsh_ucp_signal(void *w) { return ucp_worker_signal((ucp_worker_h)w); }
+
+int fsh_ucp_fence(void *w) { return ucp_worker_fence((ucp_worker_h)w); }
+
+/* Drives `req` to completion, progressing the worker, yielding now and then (PEs may
+ * outnumber cores); frees it. */
+static ucs_status_t wait_request(ucp_worker_h w, ucs_status_ptr_t req) {
+    if (req == NULL) return UCS_OK;
+    if (UCS_PTR_IS_ERR(req)) return UCS_PTR_STATUS(req);
+    ucs_status_t st;
+    unsigned idle = 0;
+    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+        if (ucp_worker_progress(w) == 0 && ++idle % 64 == 0) sched_yield();
+    }
+    ucp_request_free(req);
+    return st;
+}
+
+int fsh_ucp_flush(void *w) {
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof p);
+    return wait_request((ucp_worker_h)w, ucp_worker_flush_nbx((ucp_worker_h)w, &p));
+}
+
+int fsh_ucp_ep_create(void *w, const void *addr, void **ep) {
+    ucp_ep_params_t params;
+    memset(&params, 0, sizeof params);
+    params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    params.address = (const ucp_address_t *)addr;
+    ucp_ep_h e;
+    ucs_status_t st = ucp_ep_create((ucp_worker_h)w, &params, &e);
+    if (st != UCS_OK) return st;
+    *ep = e;
+    return 0;
+}
+
+void fsh_ucp_ep_close(void *w, void *ep) {
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof p);
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    (void)wait_request((ucp_worker_h)w, ucp_ep_close_nbx((ucp_ep_h)ep, &p));
+}
+
+int fsh_ucp_mem_map(void *ctx, void *addr, size_t len, void **memh) {
+    ucp_mem_map_params_t params;
+    memset(&params, 0, sizeof params);
+    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+    params.address = addr;
+    params.length = len;
+    ucp_mem_h m;
+    ucs_status_t st = ucp_mem_map((ucp_context_h)ctx, &params, &m);
+    if (st != UCS_OK) return st;
+    *memh = m;
+    return 0;
+}
+
+void fsh_ucp_mem_unmap(void *ctx, void *memh) { (void)ucp_mem_unmap((ucp_context_h)ctx, (ucp_mem_h)memh); }
+
+/* The packed remote key of `memh`: a malloc'd copy (free with fsh_wire_free). */
+int fsh_ucp_rkey_pack(void *ctx, void *memh, void **buf, size_t *len) {
+    void *packed;
+    size_t n;
+    ucs_status_t st = ucp_rkey_pack((ucp_context_h)ctx, (ucp_mem_h)memh, &packed, &n);
+    if (st != UCS_OK) return st;
+    *buf = malloc(n);
+    if (*buf == NULL) {
+        ucp_rkey_buffer_release(packed);
+        return UCS_ERR_NO_MEMORY;
+    }
+    memcpy(*buf, packed, n);
+    *len = n;
+    ucp_rkey_buffer_release(packed);
+    return 0;
+}
+
+int fsh_ucp_rkey_unpack(void *ep, const void *buf, void **rkey) {
+    ucp_rkey_h k;
+    ucs_status_t st = ucp_ep_rkey_unpack((ucp_ep_h)ep, buf, &k);
+    if (st != UCS_OK) return st;
+    *rkey = k;
+    return 0;
+}
+
+void fsh_ucp_rkey_destroy(void *rkey) { ucp_rkey_destroy((ucp_rkey_h)rkey); }
+
+/* Put: returns when `buf` may be reused (local completion). */
+int fsh_ucp_put(void *w, void *ep, const void *buf, size_t len, uint64_t raddr, void *rkey) {
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof p);
+    return wait_request((ucp_worker_h)w, ucp_put_nbx((ucp_ep_h)ep, buf, len, raddr, (ucp_rkey_h)rkey, &p));
+}
+
+/* Get: returns when the data is in `buf`. */
+int fsh_ucp_get(void *w, void *ep, void *buf, size_t len, uint64_t raddr, void *rkey) {
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof p);
+    return wait_request((ucp_worker_h)w, ucp_get_nbx((ucp_ep_h)ep, buf, len, raddr, (ucp_rkey_h)rkey, &p));
+}
+
+/* Atomic `op` (a ucp_atomic_op_t) on a 4- or 8-byte word. `value` is the operand (for
+ * CSWAP, the value to store if the word equals `compare`). With `fetch`, waits and stores
+ * the old value in *result; without, returns at local completion. */
+int fsh_ucp_atomic(void *w, void *ep, int op, int size, uint64_t value, uint64_t compare, uint64_t raddr,
+                   void *rkey, int fetch, uint64_t *result) {
+    union { uint32_t u32; uint64_t u64; } operand, reply;
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof p);
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    p.datatype = ucp_dt_make_contig((size_t)size);
+    if (op == UCP_ATOMIC_OP_CSWAP) {
+        /* buffer: the value compared with; reply buffer: in, the new value; out, the old. */
+        if (size == 4) { operand.u32 = (uint32_t)compare; reply.u32 = (uint32_t)value; }
+        else { operand.u64 = compare; reply.u64 = value; }
+        fetch = 1;
+    } else {
+        if (size == 4) operand.u32 = (uint32_t)value;
+        else operand.u64 = value;
+    }
+    if (fetch) {
+        p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        p.reply_buffer = &reply;
+    }
+    ucs_status_t st = wait_request((ucp_worker_h)w,
+                                   ucp_atomic_op_nbx((ucp_ep_h)ep, (ucp_atomic_op_t)op, &operand, 1, raddr,
+                                                     (ucp_rkey_h)rkey, &p));
+    if (st == UCS_OK && fetch && result) *result = size == 4 ? reply.u32 : reply.u64;
+    return st;
+}
+
+/* The ucp_atomic_op_t values, for the Rust side to check its constants against. */
+int fsh_ucp_atomic_op_code(int which) {
+    switch (which) {
+    case 0: return UCP_ATOMIC_OP_ADD;
+    case 1: return UCP_ATOMIC_OP_SWAP;
+    case 2: return UCP_ATOMIC_OP_CSWAP;
+    case 3: return UCP_ATOMIC_OP_AND;
+    case 4: return UCP_ATOMIC_OP_OR;
+    case 5: return UCP_ATOMIC_OP_XOR;
+    default: return -1;
+    }
+}

@@ -1,0 +1,411 @@
+//! UCX `ucp`: a context, one thread-safe worker, endpoints to other processes, registered
+//! memory with packed remote keys, and blocking one-sided operations (each drives the worker
+//! until its own operation is done).
+//!
+//! Thread safety: the worker is created `UCS_THREAD_MODE_MULTI` (checked at creation), so
+//! every call on it or on its endpoints may come from any thread, concurrently with the
+//! progress thread that sleeps on its event descriptor; UCX serialises them internally.
+#![cfg_attr(wire, allow(unsafe_code))]
+
+use std::os::fd::RawFd;
+#[cfg(wire)]
+use std::sync::Arc;
+
+#[cfg(not(wire))]
+use crate::Error;
+use crate::Result;
+
+/// The atomic operations of `ucp_atomic_op_nbx`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Swap,
+    CompareSwap,
+    And,
+    Or,
+    Xor,
+}
+
+impl AtomicOp {
+    /// Index of the operation for the shim (`fsh_ucp_atomic_op_code`).
+    #[cfg_attr(not(wire), allow(dead_code))]
+    fn index(self) -> i32 {
+        match self {
+            AtomicOp::Add => 0,
+            AtomicOp::Swap => 1,
+            AtomicOp::CompareSwap => 2,
+            AtomicOp::And => 3,
+            AtomicOp::Or => 4,
+            AtomicOp::Xor => 5,
+        }
+    }
+}
+
+#[cfg(wire)]
+mod imp {
+    use super::*;
+    use crate::ffi;
+    use std::ffi::c_void;
+
+    struct ContextHandle(*mut c_void);
+    // SAFETY: the context is created with mt_workers_shared and is only read after creation.
+    unsafe impl Send for ContextHandle {}
+    // SAFETY: as above.
+    unsafe impl Sync for ContextHandle {}
+    impl Drop for ContextHandle {
+        fn drop(&mut self) {
+            // SAFETY: created by fsh_ucp_init; every worker and region holding a clone is gone.
+            unsafe { ffi::fsh_ucp_cleanup(self.0) }
+        }
+    }
+
+    /// A UCX context with RMA, 32/64-bit atomics and wake-up; `UCX_*` variables apply.
+    #[derive(Clone)]
+    pub struct Context(Arc<ContextHandle>);
+
+    impl std::fmt::Debug for Context {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("ucp::Context")
+        }
+    }
+
+    impl Context {
+        /// Reads the UCX configuration from the environment and creates the context.
+        pub fn new() -> Result<Context> {
+            let mut p = std::ptr::null_mut();
+            // SAFETY: a valid out-pointer.
+            crate::check("ucp_init", unsafe { ffi::fsh_ucp_init(&mut p) })?;
+            Ok(Context(Arc::new(ContextHandle(p))))
+        }
+    }
+
+    struct WorkerHandle {
+        ptr: *mut c_void,
+        _context: Context,
+    }
+    // SAFETY: a UCS_THREAD_MODE_MULTI worker (checked by the shim) may be used from any thread.
+    unsafe impl Send for WorkerHandle {}
+    // SAFETY: as above.
+    unsafe impl Sync for WorkerHandle {}
+    impl Drop for WorkerHandle {
+        fn drop(&mut self) {
+            // SAFETY: created by fsh_ucp_worker_create; endpoints holding a clone are gone.
+            unsafe { ffi::fsh_ucp_worker_destroy(self.ptr) }
+        }
+    }
+
+    /// A thread-safe UCX worker.
+    #[derive(Clone)]
+    pub struct Worker(Arc<WorkerHandle>);
+
+    impl std::fmt::Debug for Worker {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("ucp::Worker")
+        }
+    }
+
+    impl Worker {
+        /// A worker of `context`, thread mode MULTI.
+        pub fn new(context: &Context) -> Result<Worker> {
+            let mut p = std::ptr::null_mut();
+            // SAFETY: a live context and a valid out-pointer.
+            crate::check("ucp_worker_create", unsafe { ffi::fsh_ucp_worker_create(context.0 .0, &mut p) })?;
+            Ok(Worker(Arc::new(WorkerHandle { ptr: p, _context: context.clone() })))
+        }
+
+        fn ptr(&self) -> *mut c_void {
+            self.0.ptr
+        }
+
+        /// The worker's address, for other processes to connect to.
+        pub fn address(&self) -> Result<Vec<u8>> {
+            let (mut p, mut len) = (std::ptr::null_mut(), 0usize);
+            // SAFETY: a live worker and valid out-pointers.
+            crate::check("ucp_worker_get_address", unsafe { ffi::fsh_ucp_worker_address(self.ptr(), &mut p, &mut len) })?;
+            // SAFETY: the shim malloc'd `len` bytes at `p`.
+            Ok(unsafe { ffi::take_bytes(p, len) })
+        }
+
+        /// Runs the worker once; returns how many events it handled.
+        pub fn progress(&self) -> u32 {
+            // SAFETY: a live, thread-safe worker.
+            unsafe { ffi::fsh_ucp_progress(self.ptr()) }
+        }
+
+        /// The descriptor that becomes readable when the armed worker has events.
+        pub fn event_fd(&self) -> Result<RawFd> {
+            let mut fd = -1;
+            // SAFETY: a live worker of a context with the wake-up feature; valid out-pointer.
+            crate::check("ucp_worker_get_efd", unsafe { ffi::fsh_ucp_event_fd(self.ptr(), &mut fd) })?;
+            Ok(fd)
+        }
+
+        /// Arms the event descriptor: `true` when armed (nothing pending: sleep on it), `false`
+        /// when events are pending (progress again first).
+        pub fn arm(&self) -> Result<bool> {
+            // SAFETY: a live worker.
+            match unsafe { ffi::fsh_ucp_arm(self.ptr()) } {
+                0 => Ok(true),
+                1 => Ok(false),
+                rc => crate::check("ucp_worker_arm", rc).map(|()| false),
+            }
+        }
+
+        /// Wakes a thread sleeping on the event descriptor.
+        pub fn signal(&self) -> Result<()> {
+            // SAFETY: a live worker.
+            crate::check("ucp_worker_signal", unsafe { ffi::fsh_ucp_signal(self.ptr()) })
+        }
+
+        /// Orders earlier operations of this worker before later ones, per target.
+        pub fn fence(&self) -> Result<()> {
+            // SAFETY: a live worker.
+            crate::check("ucp_worker_fence", unsafe { ffi::fsh_ucp_fence(self.ptr()) })
+        }
+
+        /// Waits until every operation of this worker has completed at its target.
+        pub fn flush(&self) -> Result<()> {
+            // SAFETY: a live worker.
+            crate::check("ucp_worker_flush", unsafe { ffi::fsh_ucp_flush(self.ptr()) })
+        }
+    }
+
+    /// A connection to another process's worker.
+    pub struct Endpoint {
+        ptr: *mut c_void,
+        worker: Worker,
+    }
+    // SAFETY: endpoints of a MULTI worker may be used from any thread.
+    unsafe impl Send for Endpoint {}
+    // SAFETY: as above.
+    unsafe impl Sync for Endpoint {}
+
+    impl std::fmt::Debug for Endpoint {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("ucp::Endpoint")
+        }
+    }
+
+    impl Endpoint {
+        /// Connects `worker` to the worker whose address is `address`.
+        pub fn connect(worker: &Worker, address: &[u8]) -> Result<Endpoint> {
+            let mut p = std::ptr::null_mut();
+            // SAFETY: a live worker; `address` is a worker address (UCX copies what it needs).
+            crate::check("ucp_ep_create", unsafe { ffi::fsh_ucp_ep_create(worker.ptr(), address.as_ptr().cast(), &mut p) })?;
+            Ok(Endpoint { ptr: p, worker: worker.clone() })
+        }
+
+        /// Copies `src` to `raddr` of the peer; returns when `src` may be reused.
+        pub fn put(&self, src: &[u8], raddr: u64, rkey: &RemoteKey) -> Result<()> {
+            // SAFETY: live worker, endpoint and key; `src` is readable for its length and
+            // stays borrowed until the shim returns (local completion).
+            crate::check("ucp_put_nbx", unsafe {
+                ffi::fsh_ucp_put(self.worker.ptr(), self.ptr, src.as_ptr().cast(), src.len(), raddr, rkey.ptr)
+            })
+        }
+
+        /// Copies `dst.len()` bytes from `raddr` of the peer; returns when they are in `dst`.
+        pub fn get(&self, dst: &mut [u8], raddr: u64, rkey: &RemoteKey) -> Result<()> {
+            // SAFETY: as `put`; `dst` is writable and borrowed until the data arrived.
+            crate::check("ucp_get_nbx", unsafe {
+                ffi::fsh_ucp_get(self.worker.ptr(), self.ptr, dst.as_mut_ptr().cast(), dst.len(), raddr, rkey.ptr)
+            })
+        }
+
+        fn atomic(&self, op: AtomicOp, size: i32, value: u64, compare: u64, raddr: u64, rkey: &RemoteKey, fetch: bool) -> Result<u64> {
+            let mut out = 0u64;
+            // SAFETY: live worker, endpoint and key; the shim keeps its operands on its stack
+            // until the operation completed.
+            crate::check("ucp_atomic_op_nbx", unsafe {
+                ffi::fsh_ucp_atomic(
+                    self.worker.ptr(),
+                    self.ptr,
+                    ffi::fsh_ucp_atomic_op_code(op.index()),
+                    size,
+                    value,
+                    compare,
+                    raddr,
+                    rkey.ptr,
+                    i32::from(fetch),
+                    &mut out,
+                )
+            })?;
+            Ok(out)
+        }
+
+        /// A 64-bit atomic at `raddr`; returns the old value when `fetch` (compare-swap always
+        /// fetches; `compare` is its expected value).
+        #[allow(clippy::too_many_arguments)]
+        pub fn atomic64(&self, op: AtomicOp, value: u64, compare: Option<u64>, raddr: u64, rkey: &RemoteKey, fetch: bool) -> Result<u64> {
+            self.atomic(op, 8, value, compare.unwrap_or(0), raddr, rkey, fetch)
+        }
+
+        /// A 32-bit atomic at `raddr` (see [`Self::atomic64`]).
+        #[allow(clippy::too_many_arguments)]
+        pub fn atomic32(&self, op: AtomicOp, value: u32, compare: Option<u32>, raddr: u64, rkey: &RemoteKey, fetch: bool) -> Result<u32> {
+            self.atomic(op, 4, u64::from(value), u64::from(compare.unwrap_or(0)), raddr, rkey, fetch).map(|v| v as u32)
+        }
+    }
+
+    impl Drop for Endpoint {
+        fn drop(&mut self) {
+            // SAFETY: created by fsh_ucp_ep_create on this worker, closed once.
+            unsafe { ffi::fsh_ucp_ep_close(self.worker.ptr(), self.ptr) }
+        }
+    }
+
+    /// Local memory registered with the context, so that peers can reach it.
+    pub struct MemRegion {
+        memh: *mut c_void,
+        context: Context,
+    }
+    // SAFETY: a registration handle is not mutated after creation.
+    unsafe impl Send for MemRegion {}
+    // SAFETY: as above.
+    unsafe impl Sync for MemRegion {}
+
+    impl std::fmt::Debug for MemRegion {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("ucp::MemRegion")
+        }
+    }
+
+    impl MemRegion {
+        /// Registers `len` bytes of existing memory at `addr`. The memory must stay mapped
+        /// while the region lives.
+        pub fn map(context: &Context, addr: usize, len: usize) -> Result<MemRegion> {
+            let mut m = std::ptr::null_mut();
+            // SAFETY: registering does not touch the bytes; the caller keeps them mapped.
+            crate::check("ucp_mem_map", unsafe { ffi::fsh_ucp_mem_map(context.0 .0, addr as *mut c_void, len, &mut m) })?;
+            Ok(MemRegion { memh: m, context: context.clone() })
+        }
+
+        /// The packed remote key that peers unpack to reach this region.
+        pub fn pack_rkey(&self) -> Result<Vec<u8>> {
+            let (mut p, mut len) = (std::ptr::null_mut(), 0usize);
+            // SAFETY: a live context and region; valid out-pointers.
+            crate::check("ucp_rkey_pack", unsafe { ffi::fsh_ucp_rkey_pack(self.context.0 .0, self.memh, &mut p, &mut len) })?;
+            // SAFETY: the shim malloc'd `len` bytes at `p`.
+            Ok(unsafe { ffi::take_bytes(p, len) })
+        }
+    }
+
+    impl Drop for MemRegion {
+        fn drop(&mut self) {
+            // SAFETY: registered by fsh_ucp_mem_map in this context, unmapped once.
+            unsafe { ffi::fsh_ucp_mem_unmap(self.context.0 .0, self.memh) }
+        }
+    }
+
+    /// A peer's remote key, unpacked for one endpoint (drop it before the endpoint).
+    pub struct RemoteKey {
+        ptr: *mut c_void,
+    }
+    // SAFETY: an unpacked key is read-only.
+    unsafe impl Send for RemoteKey {}
+    // SAFETY: as above.
+    unsafe impl Sync for RemoteKey {}
+
+    impl std::fmt::Debug for RemoteKey {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("ucp::RemoteKey")
+        }
+    }
+
+    impl RemoteKey {
+        /// Unpacks a key a peer packed, for use on `ep`.
+        pub fn unpack(ep: &Endpoint, packed: &[u8]) -> Result<RemoteKey> {
+            let mut p = std::ptr::null_mut();
+            // SAFETY: a live endpoint; `packed` is a packed key (UCX copies what it needs).
+            crate::check("ucp_ep_rkey_unpack", unsafe { ffi::fsh_ucp_rkey_unpack(ep.ptr, packed.as_ptr().cast(), &mut p) })?;
+            Ok(RemoteKey { ptr: p })
+        }
+    }
+
+    impl Drop for RemoteKey {
+        fn drop(&mut self) {
+            // SAFETY: unpacked by fsh_ucp_rkey_unpack, destroyed once.
+            unsafe { ffi::fsh_ucp_rkey_destroy(self.ptr) }
+        }
+    }
+}
+
+#[cfg(not(wire))]
+mod imp {
+    use super::*;
+
+    macro_rules! unavailable {
+        ($($name:ident),*) => {$(
+            /// Unavailable: built without UCX.
+            #[derive(Debug, Clone)]
+            pub struct $name(());
+        )*};
+    }
+    unavailable!(Context, Worker, Endpoint, MemRegion, RemoteKey);
+
+    impl Context {
+        /// Unavailable: built without UCX.
+        pub fn new() -> Result<Context> {
+            Err(Error::Unavailable)
+        }
+    }
+    impl Worker {
+        /// Unavailable: built without UCX.
+        pub fn new(_: &Context) -> Result<Worker> {
+            Err(Error::Unavailable)
+        }
+        pub fn address(&self) -> Result<Vec<u8>> {
+            Err(Error::Unavailable)
+        }
+        pub fn progress(&self) -> u32 {
+            0
+        }
+        pub fn event_fd(&self) -> Result<RawFd> {
+            Err(Error::Unavailable)
+        }
+        pub fn arm(&self) -> Result<bool> {
+            Err(Error::Unavailable)
+        }
+        pub fn signal(&self) -> Result<()> {
+            Err(Error::Unavailable)
+        }
+        pub fn fence(&self) -> Result<()> {
+            Err(Error::Unavailable)
+        }
+        pub fn flush(&self) -> Result<()> {
+            Err(Error::Unavailable)
+        }
+    }
+    impl Endpoint {
+        pub fn connect(_: &Worker, _: &[u8]) -> Result<Endpoint> {
+            Err(Error::Unavailable)
+        }
+        pub fn put(&self, _: &[u8], _: u64, _: &RemoteKey) -> Result<()> {
+            Err(Error::Unavailable)
+        }
+        pub fn get(&self, _: &mut [u8], _: u64, _: &RemoteKey) -> Result<()> {
+            Err(Error::Unavailable)
+        }
+        pub fn atomic64(&self, _: AtomicOp, _: u64, _: Option<u64>, _: u64, _: &RemoteKey, _: bool) -> Result<u64> {
+            Err(Error::Unavailable)
+        }
+        pub fn atomic32(&self, _: AtomicOp, _: u32, _: Option<u32>, _: u64, _: &RemoteKey, _: bool) -> Result<u32> {
+            Err(Error::Unavailable)
+        }
+    }
+    impl MemRegion {
+        pub fn map(_: &Context, _: usize, _: usize) -> Result<MemRegion> {
+            Err(Error::Unavailable)
+        }
+        pub fn pack_rkey(&self) -> Result<Vec<u8>> {
+            Err(Error::Unavailable)
+        }
+    }
+    impl RemoteKey {
+        pub fn unpack(_: &Endpoint, _: &[u8]) -> Result<RemoteKey> {
+            Err(Error::Unavailable)
+        }
+    }
+}
+
+pub use imp::{Context, Endpoint, MemRegion, RemoteKey, Worker};

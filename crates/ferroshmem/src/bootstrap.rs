@@ -1,0 +1,156 @@
+//! How a PE learns who it is, where the other PEs run, and gets its host's job file.
+//!
+//! Three launchers, one result ([`Attached`]):
+//! - **oshrun** (one host): the job file's descriptor and the PE number are inherited
+//!   (`FERROSHMEM_JOB_FD`, `FERROSHMEM_PE`); every PE is on this host.
+//! - **A PMIx launcher** (Open MPI's `mpirun`, `srun --mpi=pmix`, PRRTE; also what
+//!   `oshrun --host` hands over to): rank, job size and every rank's node id come from PMIx.
+//!   On each host the first PE (in world order) creates the host's job file and publishes
+//!   its process id and descriptor number through PMIx; the host's other PEs open it through
+//!   `/proc/PID/fd/N` after the fence. The file is a memfd, so nothing named is left behind
+//!   whatever happens. Every host's file has the layout of the whole job (sparse: only the
+//!   local PEs' parts become memory), so the address arithmetic of one host holds unchanged.
+//! - **Alone**: a program started by itself is a job of one PE.
+#![allow(unsafe_code)]
+
+use std::os::fd::{AsRawFd, IntoRawFd};
+
+use crate::error::{Error, Result};
+use crate::job::{self, JobFile, Layout};
+use crate::topology::Topology;
+
+pub use ferroshmem_wire::pmix::Pmix;
+
+/// What the launcher gave this PE.
+#[derive(Debug)]
+pub struct Attached {
+    pub job: JobFile,
+    pub my_pe: usize,
+    pub topology: Topology,
+    /// The PMIx client when a PMIx launcher started the job (kept for the transport's
+    /// address exchange and for the life of the process).
+    pub pmix: Option<Pmix>,
+}
+
+/// PMIx key under which a host's first PE publishes "pid:fd" of the host's job file.
+const JOB_FILE_KEY: &str = "ferroshmem.jobfile";
+/// PMIx key under which every PE publishes its node id.
+const NODE_KEY: &str = "ferroshmem.node";
+
+fn env_usize(name: &str) -> Result<Option<usize>> {
+    match std::env::var(name) {
+        Err(_) => Ok(None),
+        Ok(v) => job::parse_size(&v).map(Some).ok_or_else(|| {
+            Error::Bootstrap(format!("{name}={v:?} is not a size (examples: 65536, 512M, 2G)"))
+        }),
+    }
+}
+
+/// The layout this job asks for through the environment, for `n_pes` PEs.
+fn requested_layout(n_pes: usize) -> Result<Layout> {
+    let heap = env_usize(job::ENV_SYMMETRIC_SIZE)?.unwrap_or(job::DEFAULT_HEAP_SIZE);
+    let slots = env_usize(job::ENV_TEAM_SLOTS)?.unwrap_or(job::DEFAULT_TEAM_SLOTS);
+    Layout::new(n_pes, heap, slots)
+}
+
+/// Attaches to the job this process was started in.
+pub fn attach() -> Result<Attached> {
+    if let Ok(fd_text) = std::env::var(job::ENV_JOB_FD) {
+        return attach_oshrun(&fd_text);
+    }
+    if Pmix::launched_by_pmix() {
+        return attach_pmix();
+    }
+    let file = JobFile::create(requested_layout(1)?)?;
+    rustix::io::fcntl_setfd(file.fd(), rustix::io::FdFlags::CLOEXEC)
+        .map_err(|e| Error::Bootstrap(format!("fcntl: {e}")))?;
+    Ok(Attached { job: file, my_pe: 0, topology: Topology::single_host(1, 0), pmix: None })
+}
+
+fn attach_oshrun(fd_text: &str) -> Result<Attached> {
+    let fd: i32 = fd_text
+        .parse()
+        .map_err(|_| Error::Bootstrap(format!("{}={fd_text:?} is not a descriptor", job::ENV_JOB_FD)))?;
+    let pe: usize = std::env::var(job::ENV_PE)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| Error::Bootstrap(format!("{} is missing or not a number", job::ENV_PE)))?;
+    // Children of this PE (if it runs programs) must not think they are PEs of this job.
+    std::env::remove_var(job::ENV_JOB_FD);
+    let file = JobFile::from_inherited(fd)?;
+    let n = file.layout().n_pes;
+    if pe >= n {
+        return Err(Error::Bootstrap(format!("PE {pe} but the job has {n} PEs")));
+    }
+    Ok(Attached { job: file, my_pe: pe, topology: Topology::single_host(n, pe), pmix: None })
+}
+
+fn pmix_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Bootstrap(format!("PMIx: {what}: {e}"))
+}
+
+fn attach_pmix() -> Result<Attached> {
+    let pmix = Pmix::init().map_err(|e| pmix_error("init", e))?;
+    let my_pe = pmix.rank() as usize;
+    let n_pes = pmix.job_size() as usize;
+    if my_pe >= n_pes {
+        return Err(Error::Bootstrap(format!("PMIx says rank {my_pe} of a job of {n_pes}")));
+    }
+    // Launchers give PMIX_NODEID for a PE's own rank (Open MPI 4.1 not for others): every PE
+    // posts its own, and one collecting fence tells everybody where everybody runs.
+    let mine = pmix.node_id(my_pe as u32).map_err(|e| pmix_error("node id", e))?;
+    pmix.put_bytes(NODE_KEY, &mine.to_le_bytes()).map_err(|e| pmix_error("put", e))?;
+    pmix.commit().map_err(|e| pmix_error("commit", e))?;
+    pmix.fence_collect().map_err(|e| pmix_error("fence", e))?;
+    let ids = (0..n_pes)
+        .map(|r| {
+            let b = pmix.get_bytes(r as u32, NODE_KEY).map_err(|e| pmix_error("node ids", e))?;
+            let b: [u8; 4] = b
+                .try_into()
+                .map_err(|_| Error::Bootstrap(format!("PE {r} published a malformed node id")))?;
+            Ok(u32::from_le_bytes(b))
+        })
+        .collect::<Result<Vec<u32>>>()?;
+    let topology = Topology::from_host_ids(&ids, my_pe);
+    let leader = topology.local_pes()[0];
+    let mut created = None;
+    if my_pe == leader {
+        let file = JobFile::create_with_cores(requested_layout(n_pes)?, online_cpus())?;
+        let note = format!("{}:{}", std::process::id(), file.fd().as_raw_fd());
+        pmix.put_bytes(JOB_FILE_KEY, note.as_bytes()).map_err(|e| pmix_error("put", e))?;
+        created = Some(file);
+    }
+    pmix.commit().map_err(|e| pmix_error("commit", e))?;
+    pmix.fence_collect().map_err(|e| pmix_error("fence", e))?;
+    let file = match created {
+        Some(file) => file,
+        None => {
+            let note = pmix.get_bytes(leader as u32, JOB_FILE_KEY).map_err(|e| pmix_error("get", e))?;
+            let note = String::from_utf8_lossy(&note).into_owned();
+            let path = note
+                .split_once(':')
+                .map(|(pid, fd)| format!("/proc/{pid}/fd/{fd}"))
+                .ok_or_else(|| Error::Bootstrap(format!("PE {leader} published {note:?} for the job file")))?;
+            let fd = rustix::fs::open(&path, rustix::fs::OFlags::RDWR | rustix::fs::OFlags::CLOEXEC, rustix::fs::Mode::empty())
+                .map_err(|e| {
+                    Error::Bootstrap(format!(
+                        "opening the host's job file {path} of PE {leader}: {e} (PEs of one host must see each other's /proc)"
+                    ))
+                })?;
+            JobFile::from_inherited(fd.into_raw_fd())?
+        }
+    };
+    Ok(Attached { job: file, my_pe, topology, pmix: Some(pmix) })
+}
+
+/// Online CPUs of this host (not this process's affinity: a launcher that binds each PE to a
+/// core would otherwise make its host look like one core).
+fn online_cpus() -> usize {
+    // SAFETY: sysconf only reads a system value.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if n > 0 {
+        n as usize
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+}

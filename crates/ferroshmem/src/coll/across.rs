@@ -1,0 +1,225 @@
+//! Collectives of teams whose members run on more than one host.
+//!
+//! The shared-memory algorithms of this module's parent read and write the other members'
+//! memory directly, which only the PEs of one host can. A team that spans hosts takes these
+//! instead: every byte moves by a *put* (a copy to a PE of this host, a UCX put to another;
+//! over TCP a get costs a round trip and more, a put does not wait for the target), framed by
+//! two team syncs (network-aware, see `Runtime::network_sync`): the first says every member
+//! has entered (its destination is free, its source ready), the second, after each member
+//! completed its puts (quiet), that everything has landed. Small contributions that need a
+//! meeting place (collect's counts, reductions' blocks) go to the members' staging areas of
+//! the team's slot, which the network reaches as part of each PE's control block.
+//!
+//! They are correct for any team and any placement of its members; the hierarchical forms
+//! (shared memory within a host, one leader per host between hosts) are still to come.
+#![allow(unsafe_code)]
+
+use super::{combine, Group, ReduceOp};
+use crate::error::{Error, Result};
+use crate::job::STAGE_BYTES;
+use crate::runtime::Runtime;
+
+/// Puts `len` bytes from local `src` to the symmetric `dest` of world PE `pe`.
+fn put(rt: &Runtime, routine: &'static str, pe: usize, dest: usize, src: usize, len: usize) -> Result<()> {
+    // SAFETY: `src` is the caller's checked buffer, readable for `len`; `dest` is checked to
+    // be symmetric by the put itself.
+    unsafe { crate::rma::put(rt, routine, dest as *mut u8, src as *const u8, len, pe as i64) }
+}
+
+/// Checks that this PE's own `len` bytes at `addr` are symmetric (every member passes the
+/// same addresses, so every member gets the same answer before anything moves).
+fn check_own(rt: &Runtime, routine: &'static str, addr: usize, len: usize) -> Result<()> {
+    rt.target(routine, addr, len, rt.my_pe as i64).map(|_| ())
+}
+
+/// The team slot whose staging areas this collective may use.
+fn staging_slot(g: &impl Group, routine: &'static str) -> Result<usize> {
+    g.staging_slot().ok_or(Error::AcrossHosts { routine, what: "deprecated active-set collectives" })
+}
+
+/// broadcast: the root puts its source into every member's destination.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn broadcast(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+    root: usize,
+    update_root: bool,
+) -> Result<()> {
+    check_own(rt, routine, dest, nbytes)?;
+    check_own(rt, routine, src, nbytes)?;
+    g.network_sync(rt, routine)?;
+    if g.me() == root {
+        for i in (0..g.n()).filter(|&i| i != root || update_root) {
+            put(rt, routine, g.pe(i), dest, src, nbytes)?;
+        }
+        rt.quiet();
+    }
+    g.network_sync(rt, routine)
+}
+
+/// fcollect: every member puts its block into every member's destination at its index.
+pub(super) fn fcollect(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+) -> Result<()> {
+    let n = g.n();
+    let total = nbytes.checked_mul(n).ok_or_else(|| Error::invalid(routine, "nelems", "size overflows"))?;
+    check_own(rt, routine, dest, total)?;
+    check_own(rt, routine, src, nbytes)?;
+    g.network_sync(rt, routine)?;
+    let me = g.me();
+    for k in 0..n {
+        let i = (me + k) % n;
+        put(rt, routine, g.pe(i), dest + me * nbytes, src, nbytes)?;
+    }
+    rt.quiet();
+    g.network_sync(rt, routine)
+}
+
+/// collect: the members' byte counts meet in every member's staging area, then each member
+/// puts its block at the sum of the counts before it. Returns the total bytes.
+pub(super) fn collect(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+    dest_cap: usize,
+) -> Result<usize> {
+    let slot = staging_slot(g, routine)?;
+    let n = g.n();
+    if n * 8 > STAGE_BYTES {
+        return Err(Error::AcrossHosts { routine, what: "collect over more than 10240 PEs" });
+    }
+    check_own(rt, routine, src, nbytes)?;
+    g.network_sync(rt, routine)?;
+    let me = g.me();
+    let count = (nbytes as u64).to_ne_bytes();
+    for i in 0..n {
+        rt.put_stage_bytes(routine, g.pe(i), slot, me * 8, &count);
+    }
+    rt.quiet();
+    g.network_sync(rt, routine)?;
+    let counts: Vec<usize> = (0..n).map(|i| rt.read_stage_word(slot, i) as usize).collect();
+    let total: usize = counts.iter().sum();
+    // Every member computes the same total, so all fail together (and are in step: the
+    // next collective begins with a sync).
+    if total > dest_cap {
+        return Err(Error::invalid(routine, "dest", format!("{total} bytes collected, room for {dest_cap}")));
+    }
+    check_own(rt, routine, dest, total)?;
+    let at: usize = counts[..me].iter().sum();
+    for k in 0..n {
+        let i = (me + k) % n;
+        put(rt, routine, g.pe(i), dest + at, src, nbytes)?;
+    }
+    rt.quiet();
+    g.network_sync(rt, routine)?;
+    Ok(total)
+}
+
+/// alltoalls: block `j` of this member's source goes to block `me` of member `j`'s
+/// destination (element strides `dst`, `sst`).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn alltoalls(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    elem: usize,
+    dst: usize,
+    sst: usize,
+    nelems: usize,
+) -> Result<()> {
+    let n = g.n();
+    let extent = |stride: usize| {
+        n.checked_mul(nelems)
+            .and_then(|x| (x - 1).checked_mul(stride))
+            .and_then(|x| x.checked_add(1))
+            .and_then(|x| x.checked_mul(elem))
+            .ok_or_else(|| Error::invalid(routine, "nelems", "extent overflows"))
+    };
+    check_own(rt, routine, dest, extent(dst)?)?;
+    check_own(rt, routine, src, extent(sst)?)?;
+    g.network_sync(rt, routine)?;
+    let me = g.me();
+    for k in 0..n {
+        let j = (me + k) % n;
+        let (to, from) = (dest + me * nelems * dst * elem, src + j * nelems * sst * elem);
+        if dst == 1 && sst == 1 {
+            put(rt, routine, g.pe(j), to, from, nelems * elem)?;
+        } else {
+            for e in 0..nelems {
+                put(rt, routine, g.pe(j), to + e * dst * elem, from + e * sst * elem, elem)?;
+            }
+        }
+    }
+    rt.quiet();
+    g.network_sync(rt, routine)
+}
+
+/// Reduction: chunk by chunk, every member puts its part of the source into every member's
+/// staging area (member i's at i * chunk), then each member reduces the n parts in member
+/// order (the same order everywhere, so every member gets the same bits).
+pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    count: usize,
+) -> Result<()> {
+    let slot = staging_slot(g, routine)?;
+    let size = std::mem::size_of::<T>();
+    let n = g.n();
+    let room = STAGE_BYTES / 2;
+    if n * size > room {
+        return Err(Error::AcrossHosts { routine, what: "reductions over this many PEs" });
+    }
+    let nbytes = count.checked_mul(size).ok_or_else(|| Error::invalid(routine, "nreduce", "size overflows"))?;
+    check_own(rt, routine, dest, nbytes)?;
+    check_own(rt, routine, src, nbytes)?;
+    if count == 0 {
+        return g.network_sync(rt, routine);
+    }
+    let chunk = room / (n * size);
+    let me = g.me();
+    let mut acc: Vec<T> = Vec::with_capacity(chunk.min(count));
+    let mut lo = 0;
+    while lo < count {
+        let len = chunk.min(count - lo);
+        g.network_sync(rt, routine)?;
+        // SAFETY: our own checked source, `len` elements from `lo`.
+        let part = unsafe { std::slice::from_raw_parts((src + lo * size) as *const u8, len * size) };
+        for k in 0..n {
+            let i = (me + k) % n;
+            rt.put_stage_bytes(routine, g.pe(i), slot, me * chunk * size, part);
+        }
+        rt.quiet();
+        g.network_sync(rt, routine)?;
+        let staged = rt.stage_addr(slot);
+        // SAFETY: every member's part landed in our staging area (synced), aligned for T
+        // (page-aligned area, offsets multiples of size), and nobody writes it before the
+        // next collective's first sync.
+        let parts = |i: usize| unsafe { std::slice::from_raw_parts((staged + i * chunk * size) as *const T, len) };
+        acc.clear();
+        acc.extend_from_slice(parts(0));
+        for i in 1..n {
+            combine::<T, O>(&mut acc, parts(i));
+        }
+        // SAFETY: our own checked destination; our source part was sent already.
+        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr() as *const u8, (dest + lo * size) as *mut u8, len * size) };
+        lo += len;
+    }
+    Ok(())
+}

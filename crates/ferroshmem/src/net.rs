@@ -1,0 +1,355 @@
+//! The network transport: UCX (`ucp`) between PEs on different hosts. PEs of one host never
+//! use it: they share the host's job file and copy, as on one machine.
+//!
+//! At init every PE of a job that spans hosts creates a UCX context and one worker, registers
+//! its three symmetric regions (its control block, its heap, its static data) and publishes
+//! through PMIx its worker address, the regions' base addresses in its own process and their
+//! packed remote keys. After the fence it connects an endpoint to every PE of every other host
+//! and unpacks their keys. A remote address is the peer's region base plus the offset of the
+//! local object in the same region of this PE: all PEs run the same program with the same
+//! layout, so offsets agree even where the bases differ.
+//!
+//! **Progress without the target's help.** Over TCP (and any transport without hardware RMA)
+//! a put, get or atomic completes only when the target's worker runs. Each PE therefore runs
+//! a progress thread that sleeps on the worker's event descriptor (`ucp_worker_arm`, then
+//! `poll`), wakes only when something arrives, progresses the worker, and rings this PE's
+//! doorbell so that waiters on this PE's memory (its own threads and the PEs of its host)
+//! look again. Idle, it costs no CPU: PEs often outnumber cores. Callers that wait for their
+//! own operations progress the worker themselves (the worker is created thread-safe).
+//!
+//! Completion: `put` returns when the source may be reused (local completion), as OpenSHMEM
+//! asks; `quiet` waits until every put and atomic has completed at its target
+//! (`ucp_worker_flush`); `fence` orders (`ucp_worker_fence`). Syncs and barriers quiet first.
+#![allow(unsafe_code)]
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use ferroshmem_wire::pmix::Pmix;
+use ferroshmem_wire::ucp::{AtomicOp, Context, Endpoint, MemRegion, RemoteKey, Worker};
+
+use crate::atomic::AmoOp;
+use crate::error::{Error, Result};
+use crate::topology::Topology;
+
+/// The symmetric regions of a PE, as the network addresses them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    /// The PE's control block in its host's job file (team slots, sync words).
+    Ctrl = 0,
+    /// The PE's symmetric heap.
+    Heap = 1,
+    /// The PE's copy of the program's static data.
+    Statics = 2,
+}
+
+const REGIONS: usize = 3;
+
+/// PMIx key under which a PE publishes its worker address, region bases and remote keys.
+const NET_KEY: &str = "ferroshmem.net";
+
+/// What the network knows of a PE on another host. The keys are dropped before the
+/// endpoint they were unpacked for (field order).
+struct Peer {
+    rkey: [Option<RemoteKey>; REGIONS],
+    /// Base of each region in the peer's process (0: it has none).
+    base: [u64; REGIONS],
+    /// Each region's length (offsets are checked against it before any transfer).
+    len: [u64; REGIONS],
+    ep: Endpoint,
+}
+
+/// The UCX side of this PE.
+pub struct Net {
+    /// Indexed by world PE; `None` for the PEs of this host.
+    peers: Vec<Option<Peer>>,
+    progress: Option<ProgressThread>,
+    _regions: Vec<MemRegion>,
+    worker: Arc<Worker>,
+    _context: Context,
+}
+
+impl std::fmt::Debug for Net {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let remote = self.peers.iter().filter(|p| p.is_some()).count();
+        f.debug_struct("Net").field("remote_pes", &remote).finish()
+    }
+}
+
+fn net_err(routine: &'static str, pe: usize, e: impl std::fmt::Display) -> Error {
+    Error::Network { routine, pe, reason: e.to_string() }
+}
+
+fn boot_err(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Bootstrap(format!("network transport: {what}: {e}"))
+}
+
+/// Little helpers for the published blob: `u32` lengths and `u64` words, little endian.
+struct Blob(Vec<u8>);
+impl Blob {
+    fn bytes(&mut self, b: &[u8]) {
+        self.0.extend_from_slice(&(b.len() as u32).to_le_bytes());
+        self.0.extend_from_slice(b);
+    }
+    fn word(&mut self, w: u64) {
+        self.0.extend_from_slice(&w.to_le_bytes());
+    }
+}
+struct Reader<'a>(&'a [u8]);
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        (self.0.len() >= n).then(|| {
+            let (a, b) = self.0.split_at(n);
+            self.0 = b;
+            a
+        })
+    }
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize;
+        self.take(n)
+    }
+    fn word(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+}
+
+impl Net {
+    /// Sets up the transport (collective over every PE of the job: it fences through PMIx).
+    /// `regions` are this PE's (address, length) of control block, heap and static data
+    /// (length 0: none). `on_activity` runs on the progress thread after the worker made
+    /// progress: it rings this PE's doorbell.
+    pub fn start(
+        pmix: &Pmix,
+        topology: &Topology,
+        my_pe: usize,
+        regions: [(usize, usize); REGIONS],
+        on_activity: Box<dyn Fn() + Send + Sync>,
+    ) -> Result<Net> {
+        let context = Context::new().map_err(|e| boot_err("UCX context", e))?;
+        let worker = Arc::new(Worker::new(&context).map_err(|e| boot_err("UCX worker", e))?);
+        let mut mapped = Vec::new();
+        let mut blob = Blob(Vec::new());
+        blob.bytes(&worker.address().map_err(|e| boot_err("worker address", e))?);
+        for &(addr, len) in &regions {
+            blob.word(addr as u64);
+            blob.word(len as u64);
+            if len == 0 {
+                blob.bytes(&[]);
+                continue;
+            }
+            let region = MemRegion::map(&context, addr, len).map_err(|e| boot_err("registering memory", e))?;
+            blob.bytes(&region.pack_rkey().map_err(|e| boot_err("packing a remote key", e))?);
+            mapped.push(region);
+        }
+        pmix.put_bytes(NET_KEY, &blob.0).map_err(|e| boot_err("PMIx put", e))?;
+        pmix.commit().map_err(|e| boot_err("PMIx commit", e))?;
+        pmix.fence_collect().map_err(|e| boot_err("PMIx fence", e))?;
+        let mut peers = Vec::with_capacity(topology.n_pes());
+        for pe in 0..topology.n_pes() {
+            if topology.is_local(pe) {
+                peers.push(None);
+                continue;
+            }
+            let data = pmix.get_bytes(pe as u32, NET_KEY).map_err(|e| boot_err("PMIx get", e))?;
+            let bad = || Error::Bootstrap(format!("network transport: PE {pe} published a malformed address"));
+            let mut r = Reader(&data);
+            let ep = Endpoint::connect(&worker, r.bytes().ok_or_else(bad)?)
+                .map_err(|e| boot_err(&format!("connecting to PE {pe}"), e))?;
+            let mut base = [0u64; REGIONS];
+            let mut len = [0u64; REGIONS];
+            let mut rkey: [Option<RemoteKey>; REGIONS] = [None, None, None];
+            for k in 0..REGIONS {
+                base[k] = r.word().ok_or_else(bad)?;
+                len[k] = r.word().ok_or_else(bad)?;
+                let packed = r.bytes().ok_or_else(bad)?;
+                if !packed.is_empty() {
+                    rkey[k] = Some(
+                        RemoteKey::unpack(&ep, packed).map_err(|e| boot_err(&format!("remote key of PE {pe}"), e))?,
+                    );
+                }
+            }
+            peers.push(Some(Peer { ep, base, len, rkey }));
+        }
+        let progress = ProgressThread::start(worker.clone(), on_activity, my_pe)?;
+        Ok(Net { peers, progress: Some(progress), _regions: mapped, worker, _context: context })
+    }
+
+    /// The peer `pe` with the remote address and key of `len` bytes at `offset` of `region`.
+    fn target(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        region: Region,
+        offset: usize,
+        len: usize,
+    ) -> Result<(&Peer, u64, &RemoteKey)> {
+        let peer = self.peers.get(pe).and_then(Option::as_ref).ok_or_else(|| {
+            net_err(routine, pe, "not a PE of another host (internal routing error)")
+        })?;
+        let k = region as usize;
+        let end = offset.checked_add(len).ok_or_else(|| net_err(routine, pe, "offset overflows"))?;
+        match &peer.rkey[k] {
+            Some(rkey) if end as u64 <= peer.len[k] => Ok((peer, peer.base[k] + offset as u64, rkey)),
+            Some(_) => Err(net_err(
+                routine,
+                pe,
+                format!("{len} bytes at offset {offset} exceed its {:?} region of {} bytes", region, peer.len[k]),
+            )),
+            None => Err(net_err(routine, pe, format!("it has no {region:?} region (no static data?)"))),
+        }
+    }
+
+    /// Copies `src` to `offset` of `region` on `pe`; returns when `src` may be reused.
+    pub fn put(&self, routine: &'static str, pe: usize, region: Region, offset: usize, src: &[u8]) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        let (peer, raddr, rkey) = self.target(routine, pe, region, offset, src.len())?;
+        peer.ep.put(src, raddr, rkey).map_err(|e| net_err(routine, pe, e))
+    }
+
+    /// Writes one 64-bit word (a flag: one aligned 8-byte write).
+    pub fn put_word(&self, routine: &'static str, pe: usize, region: Region, offset: usize, value: u64) -> Result<()> {
+        self.put(routine, pe, region, offset, &value.to_ne_bytes())
+    }
+
+    /// Copies `dst.len()` bytes from `offset` of `region` on `pe`; returns when they arrived.
+    pub fn get(&self, routine: &'static str, pe: usize, region: Region, offset: usize, dst: &mut [u8]) -> Result<()> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        let (peer, raddr, rkey) = self.target(routine, pe, region, offset, dst.len())?;
+        peer.ep.get(dst, raddr, rkey).map_err(|e| net_err(routine, pe, e))
+    }
+
+    /// Runs `op` on the 64-bit word at `offset` of `region` on `pe`; returns the old value
+    /// (for `Set`, the value written: nothing is fetched).
+    pub fn amo64(&self, routine: &'static str, pe: usize, region: Region, offset: usize, op: AmoOp<u64>) -> Result<u64> {
+        let (peer, raddr, rkey) = self.target(routine, pe, region, offset, 8)?;
+        let run = |op: AtomicOp, value: u64, fetch: bool| {
+            peer.ep.atomic64(op, value, None, raddr, rkey, fetch).map_err(|e| net_err(routine, pe, e))
+        };
+        match op {
+            AmoOp::Fetch => run(AtomicOp::Add, 0, true),
+            AmoOp::Set(v) => run(AtomicOp::Swap, v, true).map(|_| v),
+            AmoOp::Swap(v) => run(AtomicOp::Swap, v, true),
+            AmoOp::FetchAdd(v) => run(AtomicOp::Add, v, true),
+            AmoOp::FetchAnd(v) => run(AtomicOp::And, v, true),
+            AmoOp::FetchOr(v) => run(AtomicOp::Or, v, true),
+            AmoOp::FetchXor(v) => run(AtomicOp::Xor, v, true),
+            AmoOp::CompareSwap { cond, value } => peer
+                .ep
+                .atomic64(AtomicOp::CompareSwap, value, Some(cond), raddr, rkey, true)
+                .map_err(|e| net_err(routine, pe, e)),
+        }
+    }
+
+    /// [`Self::amo64`] on a 32-bit word.
+    pub fn amo32(&self, routine: &'static str, pe: usize, region: Region, offset: usize, op: AmoOp<u32>) -> Result<u32> {
+        let (peer, raddr, rkey) = self.target(routine, pe, region, offset, 4)?;
+        let run = |op: AtomicOp, value: u32, fetch: bool| {
+            peer.ep.atomic32(op, value, None, raddr, rkey, fetch).map_err(|e| net_err(routine, pe, e))
+        };
+        match op {
+            AmoOp::Fetch => run(AtomicOp::Add, 0, true),
+            AmoOp::Set(v) => run(AtomicOp::Swap, v, true).map(|_| v),
+            AmoOp::Swap(v) => run(AtomicOp::Swap, v, true),
+            AmoOp::FetchAdd(v) => run(AtomicOp::Add, v, true),
+            AmoOp::FetchAnd(v) => run(AtomicOp::And, v, true),
+            AmoOp::FetchOr(v) => run(AtomicOp::Or, v, true),
+            AmoOp::FetchXor(v) => run(AtomicOp::Xor, v, true),
+            AmoOp::CompareSwap { cond, value } => peer
+                .ep
+                .atomic32(AtomicOp::CompareSwap, value, Some(cond), raddr, rkey, true)
+                .map_err(|e| net_err(routine, pe, e)),
+        }
+    }
+
+    /// Orders this PE's earlier puts and atomics before its later ones, per target.
+    pub fn fence(&self) {
+        // A fence that cannot be placed falls back on the stronger quiet.
+        if self.worker.fence().is_err() {
+            self.quiet();
+        }
+    }
+
+    /// Waits until every put and atomic of this PE has completed at its target.
+    pub fn quiet(&self) {
+        if let Err(e) = self.worker.flush() {
+            crate::runtime::fatal(&net_err("shmem_quiet", usize::MAX, e));
+        }
+    }
+
+    /// Runs the worker once (a waiter calls this between checks of its condition).
+    #[inline]
+    pub fn progress(&self) {
+        self.worker.progress();
+    }
+}
+
+impl Drop for Net {
+    fn drop(&mut self) {
+        // The progress thread stops before endpoints, keys and the worker go.
+        self.progress.take();
+    }
+}
+
+/// The thread that sleeps on the worker's event descriptor and progresses it on arrival.
+struct ProgressThread {
+    stop: Arc<AtomicBool>,
+    worker: Arc<Worker>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ProgressThread {
+    fn start(worker: Arc<Worker>, on_activity: Box<dyn Fn() + Send + Sync>, my_pe: usize) -> Result<Self> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let efd = worker.event_fd().map_err(|e| boot_err("worker event descriptor", e))?;
+        let (w, s) = (worker.clone(), stop.clone());
+        let handle = std::thread::Builder::new()
+            .name(format!("ferroshmem-progress-{my_pe}"))
+            .spawn(move || {
+                while !s.load(Ordering::Acquire) {
+                    let mut did = 0u32;
+                    loop {
+                        let n = w.progress();
+                        if n == 0 {
+                            break;
+                        }
+                        did += n;
+                    }
+                    if did > 0 {
+                        on_activity();
+                    }
+                    match w.arm() {
+                        // Armed: nothing pending; sleep until the descriptor says otherwise.
+                        Ok(true) => {
+                            let mut fds = [libc::pollfd { fd: efd, events: libc::POLLIN, revents: 0 }];
+                            // SAFETY: one valid pollfd; the descriptor lives as long as the worker.
+                            unsafe { libc::poll(fds.as_mut_ptr(), 1, -1) };
+                        }
+                        // Busy: events arrived meanwhile; progress again.
+                        Ok(false) => {}
+                        Err(e) => {
+                            crate::runtime::report_line(&format!(
+                                "ferroshmem: PE {my_pe}: progress thread: arming the UCX worker failed: {e}\n"
+                            ));
+                            return;
+                        }
+                    }
+                }
+            })
+            .map_err(|e| boot_err("starting the progress thread", e))?;
+        Ok(ProgressThread { stop, worker, handle: Some(handle) })
+    }
+}
+
+impl Drop for ProgressThread {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        let _ = self.worker.signal();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
