@@ -46,8 +46,10 @@ int main(void) {
         CHECK_EQ("addr_accessible static", shmem_addr_accessible(&g_word, pe), 1);
         CHECK_EQ("addr_accessible static table", shmem_addr_accessible(&s_table[15], pe), 1);
         CHECK_EQ("addr_accessible stack", shmem_addr_accessible(&stack_var, pe), 0);
-        CHECK(shmem_ptr(heap, pe) != NULL, "shmem_ptr(heap, %d) is NULL", pe);
-        CHECK(shmem_ptr(&g_word, pe) != NULL, "shmem_ptr(static, %d) is NULL", pe);
+        /* Loads and stores reach exactly the PEs of this host (all of them on one host). */
+        int here = shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED) >= 0;
+        CHECK((shmem_ptr(heap, pe) != NULL) == here, "shmem_ptr(heap, %d) is %p", pe, shmem_ptr(heap, pe));
+        CHECK((shmem_ptr(&g_word, pe) != NULL) == here, "shmem_ptr(static, %d) is %p", pe, shmem_ptr(&g_word, pe));
         CHECK(shmem_ptr(&stack_var, pe) == NULL, "shmem_ptr(stack, %d) not NULL", pe);
     }
     CHECK(shmem_ptr(heap, me) == (void *)heap, "shmem_ptr to myself is not the address itself");
@@ -56,8 +58,11 @@ int main(void) {
     CHECK_EQ("addr_accessible bad pe", shmem_addr_accessible(heap, npes), 0);
     CHECK(shmem_ptr(heap, npes) == NULL, "shmem_ptr to PE n_pes not NULL");
 
-    /* Stores through shmem_ptr are seen by the owner after a barrier. */
-    int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    /* Stores through shmem_ptr are seen by the owner after a barrier: to the next PE of this
+     * host (the right neighbour on one host). */
+    int sn = shmem_team_n_pes(SHMEM_TEAM_SHARED), sme = shmem_team_my_pe(SHMEM_TEAM_SHARED);
+    int right = shmem_team_translate_pe(SHMEM_TEAM_SHARED, (sme + 1) % sn, SHMEM_TEAM_WORLD);
+    int left = shmem_team_translate_pe(SHMEM_TEAM_SHARED, (sme + sn - 1) % sn, SHMEM_TEAM_WORLD);
     long *rheap = shmem_ptr(heap, right);
     long *rword = shmem_ptr(&g_word, right);
     int *rtable = shmem_ptr(s_table, right);
@@ -78,7 +83,7 @@ int main(void) {
     shmem_ctx_t many[32];
     for (int i = 0; i < 32; i++) CHECK_EQ("ctx_create", shmem_ctx_create(i % 2 ? SHMEM_CTX_NOSTORE : 0, &many[i]), 0);
     for (int i = 0; i < 32; i++) {
-        shmem_ctx_long_atomic_inc(many[i], heap, right);
+        shmem_ctx_long_atomic_inc(many[i], heap, (me + 1) % npes);
         shmem_ctx_fence(many[i]);
     }
     for (int i = 0; i < 32; i++) shmem_ctx_destroy(many[i]);
