@@ -4,6 +4,7 @@
  * buffers. Every function returns 0 or a negative status of the library that failed (see
  * fsh_wire_error). */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -147,100 +148,171 @@ int fsh_ucp_init(void **ctx) {
 
 void fsh_ucp_cleanup(void *ctx) { ucp_cleanup((ucp_context_h)ctx); }
 
-/* A thread-safe worker: the progress thread and the application threads both drive it. */
+/* A worker with a lock of ours. The progress thread and the application threads all drive it;
+ * UCX's own thread-safe mode guards a worker with a spinlock, and on a machine where PEs and
+ * progress threads outnumber cores a preempted holder made the others spin for whole time
+ * slices (a barrier between two hosts took 7 ms). So the worker is created SERIALIZED and
+ * every call takes this (sleeping) mutex; a thread waiting for its own operation lets go of it
+ * now and then. */
+struct fsh_worker {
+    ucp_worker_h w;
+    pthread_mutex_t lock;
+};
+
+#define LOCK(fw) pthread_mutex_lock(&(fw)->lock)
+#define UNLOCK(fw) pthread_mutex_unlock(&(fw)->lock)
+
 int fsh_ucp_worker_create(void *ctx, void **worker) {
     ucp_worker_params_t params;
     memset(&params, 0, sizeof params);
     params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    params.thread_mode = UCS_THREAD_MODE_MULTI;
-    ucp_worker_h w;
-    ucs_status_t st = ucp_worker_create((ucp_context_h)ctx, &params, &w);
-    if (st != UCS_OK) return st;
-    ucp_worker_attr_t attr;
-    memset(&attr, 0, sizeof attr);
-    attr.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE;
-    st = ucp_worker_query(w, &attr);
-    if (st != UCS_OK || attr.thread_mode != UCS_THREAD_MODE_MULTI) {
-        ucp_worker_destroy(w);
-        return st != UCS_OK ? st : UCS_ERR_UNSUPPORTED;
+    params.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+    struct fsh_worker *fw = malloc(sizeof *fw);
+    if (fw == NULL) return UCS_ERR_NO_MEMORY;
+    ucs_status_t st = ucp_worker_create((ucp_context_h)ctx, &params, &fw->w);
+    if (st != UCS_OK) {
+        free(fw);
+        return st;
     }
-    *worker = w;
+    pthread_mutex_init(&fw->lock, NULL);
+    *worker = fw;
     return 0;
 }
 
-void fsh_ucp_worker_destroy(void *w) { ucp_worker_destroy((ucp_worker_h)w); }
+void fsh_ucp_worker_destroy(void *w) {
+    struct fsh_worker *fw = w;
+    ucp_worker_destroy(fw->w);
+    pthread_mutex_destroy(&fw->lock);
+    free(fw);
+}
 
 /* The worker's address: a malloc'd copy (free with fsh_wire_free). */
 int fsh_ucp_worker_address(void *w, void **addr, size_t *len) {
+    struct fsh_worker *fw = w;
     ucp_address_t *a;
     size_t n;
-    ucs_status_t st = ucp_worker_get_address((ucp_worker_h)w, &a, &n);
-    if (st != UCS_OK) return st;
-    *addr = malloc(n);
-    if (*addr == NULL) {
-        ucp_worker_release_address((ucp_worker_h)w, a);
-        return UCS_ERR_NO_MEMORY;
+    LOCK(fw);
+    ucs_status_t st = ucp_worker_get_address(fw->w, &a, &n);
+    if (st == UCS_OK) {
+        *addr = malloc(n);
+        if (*addr == NULL) {
+            st = UCS_ERR_NO_MEMORY;
+        } else {
+            memcpy(*addr, a, n);
+            *len = n;
+        }
+        ucp_worker_release_address(fw->w, a);
     }
-    memcpy(*addr, a, n);
-    *len = n;
-    ucp_worker_release_address((ucp_worker_h)w, a);
-    return 0;
+    UNLOCK(fw);
+    return st;
 }
 
-unsigned fsh_ucp_progress(void *w) { return ucp_worker_progress((ucp_worker_h)w); }
+/* Progresses until the worker is quiet; returns how many events it handled. */
+unsigned fsh_ucp_progress(void *w) {
+    struct fsh_worker *fw = w;
+    LOCK(fw);
+    unsigned n = 0, k;
+    while ((k = ucp_worker_progress(fw->w)) > 0) n += k;
+    UNLOCK(fw);
+    return n;
+}
 
-int fsh_ucp_event_fd(void *w, int *fd) { return ucp_worker_get_efd((ucp_worker_h)w, fd); }
+/* Progresses once if nobody else is progressing; returns how many events it handled. */
+unsigned fsh_ucp_try_progress(void *w) {
+    struct fsh_worker *fw = w;
+    if (pthread_mutex_trylock(&fw->lock) != 0) return 0;
+    unsigned n = ucp_worker_progress(fw->w);
+    UNLOCK(fw);
+    return n;
+}
 
-/* 0: armed (sleep on the descriptor); 1: events pending (progress again); < 0: error. */
-int fsh_ucp_arm(void *w) {
-    ucs_status_t st = ucp_worker_arm((ucp_worker_h)w);
+int fsh_ucp_event_fd(void *w, int *fd) {
+    struct fsh_worker *fw = w;
+    LOCK(fw);
+    int st = ucp_worker_get_efd(fw->w, fd);
+    UNLOCK(fw);
+    return st;
+}
+
+/* Progresses until quiet, then arms the event descriptor. Returns 0: armed (sleep on the
+ * descriptor); 1: events arrived meanwhile (call again); < 0: error. *handled counts the
+ * events progressed. */
+int fsh_ucp_progress_and_arm(void *w, unsigned *handled) {
+    struct fsh_worker *fw = w;
+    LOCK(fw);
+    unsigned n = 0, k;
+    while ((k = ucp_worker_progress(fw->w)) > 0) n += k;
+    ucs_status_t st = ucp_worker_arm(fw->w);
+    UNLOCK(fw);
+    *handled = n;
     if (st == UCS_OK) return 0;
     if (st == UCS_ERR_BUSY) return 1;
     return st;
 }
 
-int fsh_ucp_signal(void *w) { return ucp_worker_signal((ucp_worker_h)w); }
+/* ucp_worker_signal is the one call UCX allows without the worker's serialisation. */
+int fsh_ucp_signal(void *w) { return ucp_worker_signal(((struct fsh_worker *)w)->w); }
 
-int fsh_ucp_fence(void *w) { return ucp_worker_fence((ucp_worker_h)w); }
+int fsh_ucp_fence(void *w) {
+    struct fsh_worker *fw = w;
+    LOCK(fw);
+    int st = ucp_worker_fence(fw->w);
+    UNLOCK(fw);
+    return st;
+}
 
-/* Drives `req` to completion, progressing the worker, yielding now and then (PEs may
- * outnumber cores); frees it. */
-static ucs_status_t wait_request(ucp_worker_h w, ucs_status_ptr_t req) {
+/* Drives `req` to completion with the worker's lock held, letting go of it now and then
+ * (another thread may need the worker; PEs may outnumber cores); frees it. */
+static ucs_status_t wait_request(struct fsh_worker *fw, ucs_status_ptr_t req) {
     if (req == NULL) return UCS_OK;
     if (UCS_PTR_IS_ERR(req)) return UCS_PTR_STATUS(req);
     ucs_status_t st;
     unsigned idle = 0;
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        if (ucp_worker_progress(w) == 0 && ++idle % 64 == 0) sched_yield();
+        if (ucp_worker_progress(fw->w) == 0 && ++idle % 64 == 0) {
+            UNLOCK(fw);
+            sched_yield();
+            LOCK(fw);
+        }
     }
     ucp_request_free(req);
     return st;
 }
 
 int fsh_ucp_flush(void *w) {
+    struct fsh_worker *fw = w;
     ucp_request_param_t p;
     memset(&p, 0, sizeof p);
-    return wait_request((ucp_worker_h)w, ucp_worker_flush_nbx((ucp_worker_h)w, &p));
+    LOCK(fw);
+    ucs_status_t st = wait_request(fw, ucp_worker_flush_nbx(fw->w, &p));
+    UNLOCK(fw);
+    return st;
 }
 
 int fsh_ucp_ep_create(void *w, const void *addr, void **ep) {
+    struct fsh_worker *fw = w;
     ucp_ep_params_t params;
     memset(&params, 0, sizeof params);
     params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
     params.address = (const ucp_address_t *)addr;
     ucp_ep_h e;
-    ucs_status_t st = ucp_ep_create((ucp_worker_h)w, &params, &e);
+    LOCK(fw);
+    ucs_status_t st = ucp_ep_create(fw->w, &params, &e);
+    UNLOCK(fw);
     if (st != UCS_OK) return st;
     *ep = e;
     return 0;
 }
 
 void fsh_ucp_ep_close(void *w, void *ep) {
+    struct fsh_worker *fw = w;
     ucp_request_param_t p;
     memset(&p, 0, sizeof p);
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    (void)wait_request((ucp_worker_h)w, ucp_ep_close_nbx((ucp_ep_h)ep, &p));
+    LOCK(fw);
+    (void)wait_request(fw, ucp_ep_close_nbx((ucp_ep_h)ep, &p));
+    UNLOCK(fw);
 }
 
 int fsh_ucp_mem_map(void *ctx, void *addr, size_t len, void **memh) {
@@ -275,28 +347,44 @@ int fsh_ucp_rkey_pack(void *ctx, void *memh, void **buf, size_t *len) {
     return 0;
 }
 
-int fsh_ucp_rkey_unpack(void *ep, const void *buf, void **rkey) {
+int fsh_ucp_rkey_unpack(void *w, void *ep, const void *buf, void **rkey) {
+    struct fsh_worker *fw = w;
     ucp_rkey_h k;
+    LOCK(fw);
     ucs_status_t st = ucp_ep_rkey_unpack((ucp_ep_h)ep, buf, &k);
+    UNLOCK(fw);
     if (st != UCS_OK) return st;
     *rkey = k;
     return 0;
 }
 
-void fsh_ucp_rkey_destroy(void *rkey) { ucp_rkey_destroy((ucp_rkey_h)rkey); }
+void fsh_ucp_rkey_destroy(void *w, void *rkey) {
+    struct fsh_worker *fw = w;
+    LOCK(fw);
+    ucp_rkey_destroy((ucp_rkey_h)rkey);
+    UNLOCK(fw);
+}
 
 /* Put: returns when `buf` may be reused (local completion). */
 int fsh_ucp_put(void *w, void *ep, const void *buf, size_t len, uint64_t raddr, void *rkey) {
+    struct fsh_worker *fw = w;
     ucp_request_param_t p;
     memset(&p, 0, sizeof p);
-    return wait_request((ucp_worker_h)w, ucp_put_nbx((ucp_ep_h)ep, buf, len, raddr, (ucp_rkey_h)rkey, &p));
+    LOCK(fw);
+    ucs_status_t st = wait_request(fw, ucp_put_nbx((ucp_ep_h)ep, buf, len, raddr, (ucp_rkey_h)rkey, &p));
+    UNLOCK(fw);
+    return st;
 }
 
 /* Get: returns when the data is in `buf`. */
 int fsh_ucp_get(void *w, void *ep, void *buf, size_t len, uint64_t raddr, void *rkey) {
+    struct fsh_worker *fw = w;
     ucp_request_param_t p;
     memset(&p, 0, sizeof p);
-    return wait_request((ucp_worker_h)w, ucp_get_nbx((ucp_ep_h)ep, buf, len, raddr, (ucp_rkey_h)rkey, &p));
+    LOCK(fw);
+    ucs_status_t st = wait_request(fw, ucp_get_nbx((ucp_ep_h)ep, buf, len, raddr, (ucp_rkey_h)rkey, &p));
+    UNLOCK(fw);
+    return st;
 }
 
 /* Atomic `op` (a ucp_atomic_op_t) on a 4- or 8-byte word. `value` is the operand (for
@@ -322,9 +410,11 @@ int fsh_ucp_atomic(void *w, void *ep, int op, int size, uint64_t value, uint64_t
         p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         p.reply_buffer = &reply;
     }
-    ucs_status_t st = wait_request((ucp_worker_h)w,
-                                   ucp_atomic_op_nbx((ucp_ep_h)ep, (ucp_atomic_op_t)op, &operand, 1, raddr,
-                                                     (ucp_rkey_h)rkey, &p));
+    struct fsh_worker *fw = w;
+    LOCK(fw);
+    ucs_status_t st = wait_request(fw, ucp_atomic_op_nbx((ucp_ep_h)ep, (ucp_atomic_op_t)op, &operand, 1, raddr,
+                                                         (ucp_rkey_h)rkey, &p));
+    UNLOCK(fw);
     if (st == UCS_OK && fetch && result) *result = size == 4 ? reply.u32 : reply.u64;
     return st;
 }

@@ -24,7 +24,8 @@ extern "C" {
     pub fn fsh_ucp_worker_address(worker: *mut c_void, addr: *mut *mut c_void, len: *mut usize) -> c_int;
     pub fn fsh_ucp_progress(worker: *mut c_void) -> c_uint;
     pub fn fsh_ucp_event_fd(worker: *mut c_void, fd: *mut c_int) -> c_int;
-    pub fn fsh_ucp_arm(worker: *mut c_void) -> c_int;
+    pub fn fsh_ucp_progress_and_arm(worker: *mut c_void, handled: *mut c_uint) -> c_int;
+    pub fn fsh_ucp_try_progress(worker: *mut c_void) -> c_uint;
     pub fn fsh_ucp_signal(worker: *mut c_void) -> c_int;
     pub fn fsh_ucp_fence(worker: *mut c_void) -> c_int;
     pub fn fsh_ucp_flush(worker: *mut c_void) -> c_int;
@@ -33,8 +34,8 @@ extern "C" {
     pub fn fsh_ucp_mem_map(ctx: *mut c_void, addr: *mut c_void, len: usize, memh: *mut *mut c_void) -> c_int;
     pub fn fsh_ucp_mem_unmap(ctx: *mut c_void, memh: *mut c_void);
     pub fn fsh_ucp_rkey_pack(ctx: *mut c_void, memh: *mut c_void, buf: *mut *mut c_void, len: *mut usize) -> c_int;
-    pub fn fsh_ucp_rkey_unpack(ep: *mut c_void, buf: *const c_void, rkey: *mut *mut c_void) -> c_int;
-    pub fn fsh_ucp_rkey_destroy(rkey: *mut c_void);
+    pub fn fsh_ucp_rkey_unpack(worker: *mut c_void, ep: *mut c_void, buf: *const c_void, rkey: *mut *mut c_void) -> c_int;
+    pub fn fsh_ucp_rkey_destroy(worker: *mut c_void, rkey: *mut c_void);
     pub fn fsh_ucp_put(worker: *mut c_void, ep: *mut c_void, buf: *const c_void, len: usize, raddr: u64, rkey: *mut c_void) -> c_int;
     pub fn fsh_ucp_get(worker: *mut c_void, ep: *mut c_void, buf: *mut c_void, len: usize, raddr: u64, rkey: *mut c_void) -> c_int;
     #[allow(clippy::too_many_arguments)]

@@ -2,9 +2,11 @@
 //! memory with packed remote keys, and blocking one-sided operations (each drives the worker
 //! until its own operation is done).
 //!
-//! Thread safety: the worker is created `UCS_THREAD_MODE_MULTI` (checked at creation), so
-//! every call on it or on its endpoints may come from any thread, concurrently with the
-//! progress thread that sleeps on its event descriptor; UCX serialises them internally.
+//! Thread safety: every call on the worker, its endpoints and keys takes the worker's mutex
+//! in the shim (the worker itself is created `UCS_THREAD_MODE_SERIALIZED`), so they may come
+//! from any thread, concurrently with the progress thread that sleeps on the worker's event
+//! descriptor. UCX's own thread-safe mode guards the worker with a spinlock, and with more
+//! threads than cores a preempted holder made the others spin for whole time slices.
 #![cfg_attr(wire, allow(unsafe_code))]
 
 use std::os::fd::RawFd;
@@ -83,7 +85,7 @@ mod imp {
         ptr: *mut c_void,
         _context: Context,
     }
-    // SAFETY: a UCS_THREAD_MODE_MULTI worker (checked by the shim) may be used from any thread.
+    // SAFETY: every shim call on the worker takes its mutex, so any thread may make it.
     unsafe impl Send for WorkerHandle {}
     // SAFETY: as above.
     unsafe impl Sync for WorkerHandle {}
@@ -126,10 +128,16 @@ mod imp {
             Ok(unsafe { ffi::take_bytes(p, len) })
         }
 
-        /// Runs the worker once; returns how many events it handled.
+        /// Progresses the worker until it is quiet; returns how many events it handled.
         pub fn progress(&self) -> u32 {
-            // SAFETY: a live, thread-safe worker.
+            // SAFETY: a live worker (the shim takes its lock).
             unsafe { ffi::fsh_ucp_progress(self.ptr()) }
+        }
+
+        /// Progresses once unless another thread is progressing; returns the events handled.
+        pub fn try_progress(&self) -> u32 {
+            // SAFETY: a live worker (the shim tries its lock).
+            unsafe { ffi::fsh_ucp_try_progress(self.ptr()) }
         }
 
         /// The descriptor that becomes readable when the armed worker has events.
@@ -140,14 +148,16 @@ mod imp {
             Ok(fd)
         }
 
-        /// Arms the event descriptor: `true` when armed (nothing pending: sleep on it), `false`
-        /// when events are pending (progress again first).
-        pub fn arm(&self) -> Result<bool> {
-            // SAFETY: a live worker.
-            match unsafe { ffi::fsh_ucp_arm(self.ptr()) } {
-                0 => Ok(true),
-                1 => Ok(false),
-                rc => crate::check("ucp_worker_arm", rc).map(|()| false),
+        /// Progresses until quiet, then arms the event descriptor. Returns whether it is armed
+        /// (nothing pending: sleep on it; otherwise call again) and how many events were
+        /// handled.
+        pub fn progress_and_arm(&self) -> Result<(bool, u32)> {
+            let mut handled = 0;
+            // SAFETY: a live worker; a valid out-pointer.
+            match unsafe { ffi::fsh_ucp_progress_and_arm(self.ptr(), &mut handled) } {
+                0 => Ok((true, handled)),
+                1 => Ok((false, handled)),
+                rc => crate::check("ucp_worker_arm", rc).map(|()| (false, handled)),
             }
         }
 
@@ -175,7 +185,7 @@ mod imp {
         ptr: *mut c_void,
         worker: Worker,
     }
-    // SAFETY: endpoints of a MULTI worker may be used from any thread.
+    // SAFETY: every shim call on an endpoint takes its worker's mutex.
     unsafe impl Send for Endpoint {}
     // SAFETY: as above.
     unsafe impl Sync for Endpoint {}
@@ -300,8 +310,9 @@ mod imp {
     /// A peer's remote key, unpacked for one endpoint (drop it before the endpoint).
     pub struct RemoteKey {
         ptr: *mut c_void,
+        worker: Worker,
     }
-    // SAFETY: an unpacked key is read-only.
+    // SAFETY: an unpacked key is read-only; creating and destroying it take the worker's mutex.
     unsafe impl Send for RemoteKey {}
     // SAFETY: as above.
     unsafe impl Sync for RemoteKey {}
@@ -317,15 +328,17 @@ mod imp {
         pub fn unpack(ep: &Endpoint, packed: &[u8]) -> Result<RemoteKey> {
             let mut p = std::ptr::null_mut();
             // SAFETY: a live endpoint; `packed` is a packed key (UCX copies what it needs).
-            crate::check("ucp_ep_rkey_unpack", unsafe { ffi::fsh_ucp_rkey_unpack(ep.ptr, packed.as_ptr().cast(), &mut p) })?;
-            Ok(RemoteKey { ptr: p })
+            crate::check("ucp_ep_rkey_unpack", unsafe {
+                ffi::fsh_ucp_rkey_unpack(ep.worker.ptr(), ep.ptr, packed.as_ptr().cast(), &mut p)
+            })?;
+            Ok(RemoteKey { ptr: p, worker: ep.worker.clone() })
         }
     }
 
     impl Drop for RemoteKey {
         fn drop(&mut self) {
             // SAFETY: unpacked by fsh_ucp_rkey_unpack, destroyed once.
-            unsafe { ffi::fsh_ucp_rkey_destroy(self.ptr) }
+            unsafe { ffi::fsh_ucp_rkey_destroy(self.worker.ptr(), self.ptr) }
         }
     }
 }
@@ -360,10 +373,13 @@ mod imp {
         pub fn progress(&self) -> u32 {
             0
         }
+        pub fn try_progress(&self) -> u32 {
+            0
+        }
         pub fn event_fd(&self) -> Result<RawFd> {
             Err(Error::Unavailable)
         }
-        pub fn arm(&self) -> Result<bool> {
+        pub fn progress_and_arm(&self) -> Result<(bool, u32)> {
             Err(Error::Unavailable)
         }
         pub fn signal(&self) -> Result<()> {

@@ -15,14 +15,15 @@
 //! `poll`), wakes only when something arrives, progresses the worker, and rings this PE's
 //! doorbell so that waiters on this PE's memory (its own threads and the PEs of its host)
 //! look again. Idle, it costs no CPU: PEs often outnumber cores. Callers that wait for their
-//! own operations progress the worker themselves (the worker is created thread-safe).
+//! own operations progress the worker themselves (every call takes the worker's mutex: see
+//! `ferroshmem_wire::ucp`).
 //!
 //! Completion: `put` returns when the source may be reused (local completion), as OpenSHMEM
 //! asks; `quiet` waits until every put and atomic has completed at its target
 //! (`ucp_worker_flush`); `fence` orders (`ucp_worker_fence`). Syncs and barriers quiet first.
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
 use ferroshmem_wire::pmix::Pmix;
@@ -63,6 +64,11 @@ struct Peer {
 pub struct Net {
     /// Indexed by world PE; `None` for the PEs of this host.
     peers: Vec<Option<Peer>>,
+    /// Threads of this PE inside the library that progress the worker themselves; while
+    /// there are any, the progress thread stands aside (see [`Busy`]).
+    busy: Arc<AtomicU32>,
+    /// Rings this PE's doorbell (data arrived).
+    on_activity: Arc<dyn Fn() + Send + Sync>,
     progress: Option<ProgressThread>,
     _regions: Vec<MemRegion>,
     worker: Arc<Worker>,
@@ -123,7 +129,7 @@ impl Net {
         topology: &Topology,
         my_pe: usize,
         regions: [(usize, usize); REGIONS],
-        on_activity: Box<dyn Fn() + Send + Sync>,
+        on_activity: Arc<dyn Fn() + Send + Sync>,
     ) -> Result<Net> {
         let context = Context::new().map_err(|e| boot_err("UCX context", e))?;
         let worker = Arc::new(Worker::new(&context).map_err(|e| boot_err("UCX worker", e))?);
@@ -170,8 +176,9 @@ impl Net {
             }
             peers.push(Some(Peer { ep, base, len, rkey }));
         }
-        let progress = ProgressThread::start(worker.clone(), on_activity, my_pe)?;
-        Ok(Net { peers, progress: Some(progress), _regions: mapped, worker, _context: context })
+        let busy = Arc::new(AtomicU32::new(0));
+        let progress = ProgressThread::start(worker.clone(), on_activity.clone(), busy.clone(), my_pe)?;
+        Ok(Net { peers, busy, on_activity, progress: Some(progress), _regions: mapped, worker, _context: context })
     }
 
     /// The peer `pe` with the remote address and key of `len` bytes at `offset` of `region`.
@@ -197,6 +204,15 @@ impl Net {
             )),
             None => Err(net_err(routine, pe, format!("it has no {region:?} region (no static data?)"))),
         }
+    }
+
+    /// Marks this thread as progressing the worker itself until the guard drops: a wait, or a
+    /// quiet. (Single operations do not: standing the progress thread aside and waking it
+    /// again for each one cost more than sharing the worker's lock, measured with
+    /// `bench/c/net_bench.c`.)
+    pub fn busy(&self) -> Busy<'_> {
+        self.busy.fetch_add(1, Ordering::SeqCst);
+        Busy(self)
     }
 
     /// Copies `src` to `offset` of `region` on `pe`; returns when `src` may be reused.
@@ -275,15 +291,38 @@ impl Net {
 
     /// Waits until every put and atomic of this PE has completed at its target.
     pub fn quiet(&self) {
+        let _busy = self.busy();
         if let Err(e) = self.worker.flush() {
             crate::runtime::fatal(&net_err("shmem_quiet", usize::MAX, e));
         }
     }
 
-    /// Runs the worker once (a waiter calls this between checks of its condition).
+    /// Runs the worker once unless another thread is at it (a waiter calls this between
+    /// checks of its condition), and rings this PE's doorbell if that delivered something.
     #[inline]
     pub fn progress(&self) {
-        self.worker.progress();
+        if self.worker.try_progress() > 0 {
+            (self.on_activity)();
+        }
+    }
+}
+
+/// A thread of this PE that progresses the worker itself (see [`Net::busy`]). The progress
+/// thread stands aside meanwhile: two threads taking turns at the worker's lock on a machine
+/// with more threads than cores stalled for whole time slices (a barrier between two hosts
+/// took 2-8 ms that way).
+#[derive(Debug)]
+pub struct Busy<'a>(&'a Net);
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        if self.0.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
+            if let Some(p) = &self.0.progress {
+                if let Some(h) = &p.handle {
+                    h.thread().unpark();
+                }
+            }
+        }
     }
 }
 
@@ -302,7 +341,12 @@ struct ProgressThread {
 }
 
 impl ProgressThread {
-    fn start(worker: Arc<Worker>, on_activity: Box<dyn Fn() + Send + Sync>, my_pe: usize) -> Result<Self> {
+    fn start(
+        worker: Arc<Worker>,
+        on_activity: Arc<dyn Fn() + Send + Sync>,
+        busy: Arc<AtomicU32>,
+        my_pe: usize,
+    ) -> Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let efd = worker.event_fd().map_err(|e| boot_err("worker event descriptor", e))?;
         let (w, s) = (worker.clone(), stop.clone());
@@ -310,26 +354,25 @@ impl ProgressThread {
             .name(format!("ferroshmem-progress-{my_pe}"))
             .spawn(move || {
                 while !s.load(Ordering::Acquire) {
-                    let mut did = 0u32;
-                    loop {
-                        let n = w.progress();
-                        if n == 0 {
-                            break;
-                        }
-                        did += n;
+                    if busy.load(Ordering::SeqCst) > 0 {
+                        // A thread of this PE is progressing; it unparks us when it leaves
+                        // (the timeout is a safety net).
+                        std::thread::park_timeout(std::time::Duration::from_millis(5));
+                        continue;
                     }
-                    if did > 0 {
-                        on_activity();
-                    }
-                    match w.arm() {
-                        // Armed: nothing pending; sleep until the descriptor says otherwise.
-                        Ok(true) => {
-                            let mut fds = [libc::pollfd { fd: efd, events: libc::POLLIN, revents: 0 }];
-                            // SAFETY: one valid pollfd; the descriptor lives as long as the worker.
-                            unsafe { libc::poll(fds.as_mut_ptr(), 1, -1) };
+                    match w.progress_and_arm() {
+                        Ok((armed, _)) => {
+                            // Always ring: an event may have been handled by another thread's
+                            // progress, or inside the arm, since the waiters last looked.
+                            on_activity();
+                            if armed {
+                                let mut fds = [libc::pollfd { fd: efd, events: libc::POLLIN, revents: 0 }];
+                                // SAFETY: one valid pollfd; the descriptor lives as long as
+                                // the worker, which this thread holds. Woken by network
+                                // activity or by `Worker::signal` (stop).
+                                unsafe { libc::poll(fds.as_mut_ptr(), 1, -1) };
+                            }
                         }
-                        // Busy: events arrived meanwhile; progress again.
-                        Ok(false) => {}
                         Err(e) => {
                             crate::runtime::report_line(&format!(
                                 "ferroshmem: PE {my_pe}: progress thread: arming the UCX worker failed: {e}\n"
@@ -349,6 +392,7 @@ impl Drop for ProgressThread {
         self.stop.store(true, Ordering::Release);
         let _ = self.worker.signal();
         if let Some(h) = self.handle.take() {
+            h.thread().unpark();
             let _ = h.join();
         }
     }

@@ -194,6 +194,8 @@ impl Runtime {
             None => (0, 0, Vec::new()),
         };
         let my_ctrl = base as usize + layout.ctrl_offset(my_pe);
+        // The PEs of this host share its cores: they decide whether PEs outnumber cores.
+        let wait = WaitPolicy::for_job(topology.local_pes().len(), job.cores());
         let net = match &pmix {
             Some(pmix) if topology.spans_hosts() => {
                 let regions = [
@@ -204,7 +206,7 @@ impl Runtime {
                 // The progress thread rings this PE's doorbell when data arrived, so that
                 // waiters on this PE's memory look again.
                 let ring = move || wait::notify(ctrl.pe(my_pe));
-                Some(Net::start(pmix, &topology, my_pe, regions, Box::new(ring))?)
+                Some(Net::start(pmix, &topology, my_pe, regions, std::sync::Arc::new(ring))?)
             }
             _ => None,
         };
@@ -213,8 +215,7 @@ impl Runtime {
             n_pes: layout.n_pes,
             layout,
             ctrl,
-            // The PEs of this host share its cores: they decide whether PEs outnumber cores.
-            wait: WaitPolicy::for_job(topology.local_pes().len(), job.cores()),
+            wait,
             heaps,
             heap_size: layout.heap_size,
             my_heap: heaps + my_pe * layout.heap_size,
@@ -444,7 +445,42 @@ impl Runtime {
 
     /// Waits until `ready()`; `owner` is the PE whose memory it reads.
     #[inline]
-    pub fn wait_until(&self, owner: usize, ready: impl FnMut() -> bool) {
+    pub fn wait_until(&self, owner: usize, mut ready: impl FnMut() -> bool) {
+        match &self.net {
+            None => wait::wait_until(&self.wait, self.ctrl.pe(owner), ready),
+            Some(net) => {
+                if ready() {
+                    return;
+                }
+                self.wait_progressing(net, owner, &mut ready)
+            }
+        }
+    }
+
+    /// A wait in a job across hosts: first progress the network here (the progress thread
+    /// stands aside meanwhile), yielding now and then, for as long as a waiter would spin and
+    /// yield; then sleep as usual, with the progress thread serving the network again and
+    /// ringing the doorbell when data arrives.
+    #[cold]
+    fn wait_progressing(&self, net: &Net, owner: usize, ready: &mut dyn FnMut() -> bool) {
+        {
+            let _busy = net.busy();
+            let start = Instant::now();
+            let mut rounds = 0u32;
+            loop {
+                net.progress();
+                if ready() {
+                    return;
+                }
+                rounds += 1;
+                if rounds.is_multiple_of(16) {
+                    std::thread::yield_now();
+                    if start.elapsed() >= self.wait.yield_for {
+                        break;
+                    }
+                }
+            }
+        }
         wait::wait_until(&self.wait, self.ctrl.pe(owner), ready)
     }
 
@@ -501,17 +537,15 @@ impl Runtime {
     /// completes its own network operations (quiet), so that the sync orders them as it
     /// orders stores on one host. Waiting progresses the network too.
     fn network_sync(&self, slot: usize, n: usize, me: usize, member: impl Fn(usize) -> usize, epoch: u64) {
-        let net = self.net.as_ref().expect("a team spans hosts only when the network is up");
-        net.quiet();
+        if let Some(net) = &self.net {
+            net.quiet();
+        }
         let my_slot = self.ctrl.slot(self.my_pe, slot);
         let (mut dist, mut round) = (1usize, 0usize);
         while dist < n {
             self.store_slot_word("shmem_team_sync", member((me + dist) % n), slot, round, epoch);
             let flag = &my_slot[round];
-            self.wait_until(self.my_pe, || {
-                net.progress();
-                flag.load(Ordering::Acquire) >= epoch
-            });
+            self.wait_until(self.my_pe, || flag.load(Ordering::Acquire) >= epoch);
             dist <<= 1;
             round += 1;
         }
