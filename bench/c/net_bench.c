@@ -8,7 +8,8 @@
  *   net fadd_us X             (atomic fetch-add of a long)
  *   net put1m_MBps X          (1 MiB puts back to back, quiet at the end; MB = 2^20 bytes)
  *   net barrier_all_us X      (every PE)
- * Each latency is the median of 5 batches. */
+ * Each latency is the median of 5 batches' means; a line "..._typical_us" follows with the
+ * median of every single operation's time, which is what ucx_perftest calls "typical". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,11 @@ static double median(double *v) {
     qsort(v, BATCHES, sizeof v[0], cmp);
     return v[BATCHES / 2];
 }
+static double *each; /* every single operation's time, for the typical figure */
+static double median_of(double *v, int n) {
+    qsort(v, (size_t)n, sizeof v[0], cmp);
+    return v[n / 2];
+}
 
 int main(int argc, char **argv) {
     int iters = argc > 1 ? atoi(argv[1]) : 1000;
@@ -42,6 +48,7 @@ int main(int argc, char **argv) {
     char *src = malloc(BIG);
     memset(src, 1, BIG);
     double t[BATCHES];
+    each = malloc(sizeof(double) * (size_t)iters * BATCHES);
 
     /* Ping-pong: PE 0 puts i to the peer's flag, the peer answers with a put to PE 0's pong. */
     for (int b = 0; b < BATCHES; b++) {
@@ -50,8 +57,10 @@ int main(int argc, char **argv) {
         double s = now_us();
         for (long i = base + 1; i <= base + iters; i++) {
             if (me == 0) {
+                double s1 = now_us();
                 shmem_long_p(&flag, i, peer);
                 shmem_long_wait_until(&pong, SHMEM_CMP_EQ, i);
+                each[i - 1] = (now_us() - s1) / 2;
             } else if (me == peer) {
                 shmem_long_wait_until(&flag, SHMEM_CMP_EQ, i);
                 shmem_long_p(&pong, i, 0);
@@ -60,17 +69,23 @@ int main(int argc, char **argv) {
         t[b] = (now_us() - s) / iters / 2;
     }
     if (me == 0) printf("net put_pingpong_us %.2f\n", median(t));
+    if (me == 0) printf("net put_pingpong_typical_us %.2f\n", median_of(each, iters * BATCHES));
 
 #define TIMED(name, body)                                                                    \
     for (int b = 0; b < BATCHES; b++) {                                                      \
         shmem_barrier_all();                                                                 \
         if (me == 0) {                                                                       \
             double s = now_us();                                                             \
-            for (int i = 0; i < iters; i++) { body; }                                        \
+            for (int i = 0; i < iters; i++) {                                                \
+                double s1 = now_us();                                                        \
+                body;                                                                        \
+                each[b * iters + i] = now_us() - s1;                                         \
+            }                                                                                \
             t[b] = (now_us() - s) / iters;                                                   \
         }                                                                                    \
     }                                                                                        \
-    if (me == 0) printf("net %s %.2f\n", name, median(t));
+    if (me == 0) printf("net %s %.2f\n", name, median(t));                                   \
+    if (me == 0) printf("net %s_typical %.2f\n", name, median_of(each, iters * BATCHES));
 
     long sink = 0;
     TIMED("put8_quiet_us", shmem_long_p(&word, i, peer); shmem_quiet())
@@ -98,6 +113,7 @@ int main(int argc, char **argv) {
     shmem_barrier_all();
     shmem_free(big);
     free(src);
+    free(each);
     shmem_finalize();
     return 0;
 }

@@ -8,6 +8,7 @@
 #   ucx_perftest ucp_get typical_us=X avg_us=Y iters=N
 #   ucx_perftest ucp_fadd typical_us=X avg_us=Y iters=N
 #   ucx_perftest ucp_put_bw size=1048576 bandwidth_MBps=Y iters=N
+#   ucx_perftest ucp_put_lat_sleep typical_us=X avg_us=Y iters=N   (sleep mode, see below)
 # typical_us is ucx_perftest's 50th percentile ("typical") latency of the
 # final summary, avg_us its overall average, bandwidth_MBps its overall
 # bandwidth (MB/s as ucx_perftest counts them: 2^20 bytes).
@@ -26,22 +27,32 @@ ucx_env="UCX_TLS=tcp,self UCX_NET_DEVICES=eth0"
 failed=0
 
 # test  iterations  warmup  extra-args
+# A name ending in _sleep runs the test in ucx_perftest's sleep mode (-E sleep -I: both sides
+# sleep on the worker's event descriptor after posting, as ferroshmem's progress thread does):
+# the floor of a target that does not busy-poll.
 tests=(
     "ucp_put_lat 20000 2000"
     "ucp_get 2000 200"
     "ucp_fadd 20000 2000"
     "ucp_put_bw 2000 200 -s 1048576"
+    "ucp_put_lat_sleep 5000 500"
 )
 for t in "${tests[@]}"; do
     set -- $t
     name=$1 iters=$2 warm=$3; shift 3
-    ip netns exec "$h2" env $ucx_env timeout 120 ucx_perftest -p $port >/dev/null 2>&1 &
+    mode=()
+    test=$name
+    if [[ $name == *_sleep ]]; then
+        mode=(-E sleep -I)
+        test=${name%_sleep}
+    fi
+    ip netns exec "$h2" env $ucx_env timeout 120 ucx_perftest -p $port "${mode[@]}" >/dev/null 2>&1 &
     srv=$!
     for ((i = 0; i < 50; i++)); do
         ip netns exec "$h2" ss -ltn 2>/dev/null | grep -q ":$port " && break
         sleep 0.1
     done
-    out=$(ip netns exec "$h1" env $ucx_env timeout 120 ucx_perftest "$h2" -p $port -t "$name" -n "$iters" -w "$warm" "$@" 2>&1)
+    out=$(ip netns exec "$h1" env $ucx_env timeout 120 ucx_perftest "$h2" -p $port -t "$test" -n "$iters" -w "$warm" "${mode[@]}" "$@" 2>&1)
     rc=$?
     wait $srv 2>/dev/null
     final=$(grep '^Final:' <<<"$out")

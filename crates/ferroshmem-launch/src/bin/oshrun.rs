@@ -368,12 +368,14 @@ fn hand_over_to_mpirun(args: Args) -> ExitCode {
     // at once; a later --mca of the user's overrides this.
     cmd.args(["--mca", "odls_base_sigkill_timeout", "0"]);
     match args.bind {
-        Bind::Auto => {}
+        // Each PE has a progress thread that must run while the PE computes: bound to the PE's
+        // one core it could only take turns with it (1 MiB puts between two hosts: 510 MB/s
+        // bound, 1530 MB/s not; docs/PERFORMANCE.md).
+        Bind::Auto | Bind::None => {
+            cmd.args(["--bind-to", "none"]);
+        }
         Bind::Core => {
             cmd.args(["--bind-to", "core"]);
-        }
-        Bind::None => {
-            cmd.args(["--bind-to", "none"]);
         }
     }
     cmd.args(&args.mpirun_extra);

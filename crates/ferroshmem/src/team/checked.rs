@@ -137,10 +137,11 @@ pub fn describe_mismatch(rt: &Runtime, team: &Arc<TeamInner>, mine: &Signature) 
     team.sync_unchecked(rt);
     let mut calls: Vec<(Signature, Vec<usize>)> = Vec::new();
     for i in 0..team.n_pes() {
-        let w = rt.ctrl.slot(team.pes.world_pe(i), team.slot);
-        let routine = (w[ARGS_AT].load(Ordering::Relaxed) as usize).min(ROUTINES.len() - 1);
-        let n = (w[ARGS_AT + 1].load(Ordering::Relaxed) as usize).min(MAX_ARGS);
-        let args = (0..n).map(|k| w[ARGS_AT + 2 + k].load(Ordering::Relaxed) as i64).collect();
+        // Mapped here for a PE of this host, fetched through the network for another.
+        let w = rt.read_slot_words("checked mode", team.pes.world_pe(i), team.slot, ARGS_AT, 2 + MAX_ARGS);
+        let routine = (w[0] as usize).min(ROUTINES.len() - 1);
+        let n = (w[1] as usize).min(MAX_ARGS);
+        let args = (0..n).map(|k| w[2 + k] as i64).collect();
         let sig = Signature { routine, args };
         match calls.iter_mut().find(|(s, _)| *s == sig) {
             Some((_, pes)) => pes.push(i),

@@ -90,6 +90,12 @@ impl Rendezvous {
         local_error: Option<String>,
         hash: u64,
     ) -> Result<Self> {
+        // The rendezvous records are read and written in place on the root: only the PEs of
+        // one host can. Every caller in a job across hosts gets this same error, so no member
+        // waits for one that failed.
+        if rt.topology.spans_hosts() {
+            return Err(Error::AcrossHosts { routine, what: "team creation by unique id" });
+        }
         let root = (uniqueid >> SEQ_BITS) as usize;
         let seq = uniqueid & ((1 << SEQ_BITS) - 1);
         if root >= rt.n_pes || seq == 0 {
