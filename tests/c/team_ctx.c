@@ -74,7 +74,7 @@ int main(void) {
     shmem_ctx_destroy(rc[1]);
     shmem_team_destroy(rev);
 
-    /* Team contexts of a sub-team (evens), and of SAME_MYPE_NODE (team PE 0 is me). */
+    /* Team contexts of a sub-team (evens), and of SAME_MYPE_NODE (this PE by its number there). */
     shmem_team_t evens;
     CHECK_EQ("evens", shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &evens), 0);
     if (evens != SHMEM_TEAM_INVALID) {
@@ -89,7 +89,7 @@ int main(void) {
     }
     shmem_ctx_t self;
     CHECK_EQ("same_mype ctx", shmem_team_create_ctx(SHMEMX_TEAM_SAME_MYPE_NODE, 0, &self), 0);
-    shmem_ctx_long_p(self, &cells[1], 77 + me, 0);
+    shmem_ctx_long_p(self, &cells[1], 77 + me, shmem_team_my_pe(SHMEMX_TEAM_SAME_MYPE_NODE));
     CHECK_EQ("self put", cells[1], 77 + me);
     shmem_ctx_destroy(self);
     shmem_barrier_all();

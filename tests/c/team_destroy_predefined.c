@@ -10,9 +10,14 @@ int main(void) {
     shmem_team_t predefined[] = {SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED, SHMEMX_TEAM_NODE, SHMEMX_TEAM_SAME_MYPE_NODE};
     for (int i = 0; i < 4; i++) shmem_team_destroy(predefined[i]);
     CHECK_EQ("n_pes(WORLD) after", shmem_team_n_pes(SHMEM_TEAM_WORLD), npes);
-    CHECK_EQ("n_pes(SHARED) after", shmem_team_n_pes(SHMEM_TEAM_SHARED), npes);
-    CHECK_EQ("n_pes(NODE) after", shmem_team_n_pes(SHMEMX_TEAM_NODE), npes);
-    CHECK_EQ("n_pes(SAME_MYPE_NODE) after", shmem_team_n_pes(SHMEMX_TEAM_SAME_MYPE_NODE), 1);
+    int local_n = 0, same_n = 0;
+    for (int pe = 0; pe < npes; pe++) {
+        local_n += test_same_host(pe, me);
+        same_n += test_same_local_rank(pe, me);
+    }
+    CHECK_EQ("n_pes(SHARED) after", shmem_team_n_pes(SHMEM_TEAM_SHARED), local_n);
+    CHECK_EQ("n_pes(NODE) after", shmem_team_n_pes(SHMEMX_TEAM_NODE), local_n);
+    CHECK_EQ("n_pes(SAME_MYPE_NODE) after", shmem_team_n_pes(SHMEMX_TEAM_SAME_MYPE_NODE), same_n);
     CHECK_EQ("team_sync(WORLD) after", shmem_team_sync(SHMEM_TEAM_WORLD), 0);
     shmem_team_t t;
     CHECK_EQ("split WORLD after", shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t), 0);

@@ -13,33 +13,51 @@ int main(void) {
     CHECK(SHMEM_TEAM_WORLD != SHMEM_TEAM_INVALID && SHMEM_TEAM_SHARED != SHMEM_TEAM_WORLD, "handles differ");
     CHECK_EQ("my_pe(WORLD)", shmem_team_my_pe(SHMEM_TEAM_WORLD), me);
     CHECK_EQ("n_pes(WORLD)", shmem_team_n_pes(SHMEM_TEAM_WORLD), npes);
-    CHECK_EQ("my_pe(SHARED)", shmem_team_my_pe(SHMEM_TEAM_SHARED), me);
-    CHECK_EQ("n_pes(SHARED)", shmem_team_n_pes(SHMEM_TEAM_SHARED), npes);
-    CHECK_EQ("my_pe(NODE)", shmem_team_my_pe(SHMEMX_TEAM_NODE), me);
-    CHECK_EQ("n_pes(NODE)", shmem_team_n_pes(SHMEMX_TEAM_NODE), npes);
-    CHECK_EQ("my_pe(SAME_MYPE_NODE)", shmem_team_my_pe(SHMEMX_TEAM_SAME_MYPE_NODE), 0);
-    CHECK_EQ("n_pes(SAME_MYPE_NODE)", shmem_team_n_pes(SHMEMX_TEAM_SAME_MYPE_NODE), 1);
+    /* SHARED and NODE: the PEs of this host; SAME_MYPE_NODE: the PEs with this PE's local
+     * rank on every host (one host: every PE, and this PE alone). Numbered in world order. */
+    int local_n = 0, local_me = 0, same_n = 0, same_me = 0;
+    for (int pe = 0; pe < npes; pe++) {
+        local_n += test_same_host(pe, me);
+        local_me += test_same_host(pe, me) && pe < me;
+        same_n += test_same_local_rank(pe, me);
+        same_me += test_same_local_rank(pe, me) && pe < me;
+    }
+    CHECK_EQ("my_pe(SHARED)", shmem_team_my_pe(SHMEM_TEAM_SHARED), local_me);
+    CHECK_EQ("n_pes(SHARED)", shmem_team_n_pes(SHMEM_TEAM_SHARED), local_n);
+    CHECK_EQ("my_pe(NODE)", shmem_team_my_pe(SHMEMX_TEAM_NODE), local_me);
+    CHECK_EQ("n_pes(NODE)", shmem_team_n_pes(SHMEMX_TEAM_NODE), local_n);
+    CHECK_EQ("my_pe(SAME_MYPE_NODE)", shmem_team_my_pe(SHMEMX_TEAM_SAME_MYPE_NODE), same_me);
+    CHECK_EQ("n_pes(SAME_MYPE_NODE)", shmem_team_n_pes(SHMEMX_TEAM_SAME_MYPE_NODE), same_n);
     CHECK_EQ("my_pe(INVALID)", shmem_team_my_pe(SHMEM_TEAM_INVALID), -1);
     CHECK_EQ("n_pes(INVALID)", shmem_team_n_pes(SHMEM_TEAM_INVALID), -1);
     /* A value that was never a handle is not a team either. */
     CHECK_EQ("n_pes(made up)", shmem_team_n_pes((shmem_team_t)0x7777), -1);
 
+    int local_i = 0, same_i = 0;
     for (int pe = -2; pe <= npes + 1; pe++) {
-        int want = (pe >= 0 && pe < npes) ? pe : -1;
-        CHECK_EQ("translate WORLD->SHARED", shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED), want);
-        CHECK_EQ("translate SHARED->WORLD", shmem_team_translate_pe(SHMEM_TEAM_SHARED, pe, SHMEM_TEAM_WORLD), want);
+        int valid = pe >= 0 && pe < npes;
+        int in_local = valid && test_same_host(pe, me), in_same = valid && test_same_local_rank(pe, me);
+        CHECK_EQ("translate WORLD->SHARED", shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED),
+                 in_local ? local_i : -1);
+        if (in_local) {
+            CHECK_EQ("translate SHARED->WORLD", shmem_team_translate_pe(SHMEM_TEAM_SHARED, local_i, SHMEM_TEAM_WORLD), pe);
+            local_i++;
+        }
         CHECK_EQ("translate INVALID->WORLD", shmem_team_translate_pe(SHMEM_TEAM_INVALID, pe, SHMEM_TEAM_WORLD), -1);
         CHECK_EQ("translate WORLD->INVALID", shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_INVALID), -1);
-        /* SAME_MYPE_NODE holds this PE alone. */
         CHECK_EQ("translate WORLD->SAME_MYPE_NODE",
-                 shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEMX_TEAM_SAME_MYPE_NODE), pe == me ? 0 : -1);
+                 shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEMX_TEAM_SAME_MYPE_NODE), in_same ? same_i : -1);
+        if (in_same) same_i++;
     }
+    for (int i = -2; i <= local_n + 1; i++)
+        if (i < 0 || i >= local_n)
+            CHECK_EQ("translate SHARED out of range", shmem_team_translate_pe(SHMEM_TEAM_SHARED, i, SHMEM_TEAM_WORLD), -1);
     CHECK_EQ("translate src_pe == size", shmem_team_translate_pe(SHMEM_TEAM_WORLD, npes, SHMEM_TEAM_WORLD), -1);
     CHECK_EQ("translate src_pe -1", shmem_team_translate_pe(SHMEM_TEAM_WORLD, -1, SHMEM_TEAM_WORLD), -1);
-    CHECK_EQ("translate SAME_MYPE_NODE 0 -> WORLD",
-             shmem_team_translate_pe(SHMEMX_TEAM_SAME_MYPE_NODE, 0, SHMEM_TEAM_WORLD), me);
-    CHECK_EQ("translate SAME_MYPE_NODE 1 -> WORLD",
-             shmem_team_translate_pe(SHMEMX_TEAM_SAME_MYPE_NODE, 1, SHMEM_TEAM_WORLD), -1);
+    CHECK_EQ("translate SAME_MYPE_NODE me -> WORLD",
+             shmem_team_translate_pe(SHMEMX_TEAM_SAME_MYPE_NODE, same_me, SHMEM_TEAM_WORLD), me);
+    CHECK_EQ("translate SAME_MYPE_NODE size -> WORLD",
+             shmem_team_translate_pe(SHMEMX_TEAM_SAME_MYPE_NODE, same_n, SHMEM_TEAM_WORLD), -1);
 
     shmem_team_config_t cfg = {.num_contexts = 99};
     CHECK(shmem_team_get_config(SHMEM_TEAM_INVALID, SHMEM_TEAM_NUM_CONTEXTS, &cfg) != 0, "get_config(INVALID) returned 0");

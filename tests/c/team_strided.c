@@ -44,7 +44,7 @@ int main(void) {
     else odds = SHMEM_TEAM_INVALID;
     split_ok(SHMEM_TEAM_WORLD, npes - 1, -1, npes, &rev); /* reversed world */
     split_ok(SHMEM_TEAM_WORLD, npes / 2, 0, 1, &one);      /* stride 0, size 1 */
-    split_ok(SHMEM_TEAM_SHARED, 0, 1, npes, &all);
+    split_ok(SHMEM_TEAM_SHARED, 0, 1, shmem_team_n_pes(SHMEM_TEAM_SHARED), &all); /* this host */
 
     /* Splits of splits: evens of the reversed world, then its reverse. */
     shmem_team_t rev_evens = SHMEM_TEAM_INVALID, back = SHMEM_TEAM_INVALID;

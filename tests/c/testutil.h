@@ -4,6 +4,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <shmem.h>
 
@@ -53,6 +55,45 @@ static inline void start_test(void) {
     npes = shmem_n_pes();
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
+}
+
+/* Where PE `pe` runs as the multi-host tests lay a job out: FSH_HOSTLIST ("h1:2,h2:2,h3:1",
+ * set by tests/multihost) places ranks host by host; without it every PE is on one host.
+ * Sets *host and *local_rank (the PE's index among its host's PEs). */
+static inline void test_place(int pe, int *host, int *local_rank) {
+    *host = 0;
+    *local_rank = pe;
+    const char *list = getenv("FSH_HOSTLIST");
+    if (list == NULL) return;
+    int first = 0, h = 0;
+    for (const char *p = list; *p; h++) {
+        const char *colon = strchr(p, ':'), *comma = strchr(p, ',');
+        int k = (colon && (!comma || colon < comma)) ? atoi(colon + 1) : 1;
+        if (pe < first + k) {
+            *host = h;
+            *local_rank = pe - first;
+            return;
+        }
+        first += k;
+        if (!comma) break;
+        p = comma + 1;
+    }
+}
+
+/* Whether PEs a and b run on one host (see test_place). */
+static inline int test_same_host(int a, int b) {
+    int ha, hb, la, lb;
+    test_place(a, &ha, &la);
+    test_place(b, &hb, &lb);
+    return ha == hb;
+}
+
+/* Whether PEs a and b have the same local rank (SHMEMX_TEAM_SAME_MYPE_NODE). */
+static inline int test_same_local_rank(int a, int b) {
+    int ha, hb, la, lb;
+    test_place(a, &ha, &la);
+    test_place(b, &hb, &lb);
+    return la == lb;
 }
 
 #endif

@@ -3,8 +3,12 @@
 //! with `oshrun --host ...`, which hands them to Open MPI's `mpirun` (PMIx bootstrap, UCX
 //! between hosts forced onto TCP, shared memory within a host).
 //!
-//! For each layout (2 hosts x 2 PEs; 3 hosts with 2, 2 and 1 PEs) the test re-executes itself
-//! inside `with-hosts.sh` (`FSH_INNER` set), where it runs every program with a timeout.
+//! For each layout (2 hosts x 2 PEs; 3 hosts with 2, 2 and 1 PEs; 3 hosts x 4 PEs) the test
+//! re-executes itself
+//! inside `with-hosts.sh` (`FSH_INNER` set), where it runs every program with a timeout:
+//! the one-sided, memory, lifecycle and launcher C tests, the team and collective C tests, the
+//! specification's Example 12 (12 PEs, its lines compared as a set), and SPMD tests of the
+//! Rust API (teams, collectives, threads).
 //! Needs root, `ip` and `mpirun`; without them it says so and, under CI, fails.
 //! Prints `multihost: N passed, M failed`.
 
@@ -14,24 +18,52 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Layouts: hosts and PEs per host, as `with-hosts.sh` takes them.
-const LAYOUTS: &[&str] = &["2:2,2", "3:2,2,1"];
+/// Layouts: hosts and PEs per host, as `with-hosts.sh` takes them (ragged hosts included).
+const LAYOUTS: &[&str] = &["2:2,2", "3:2,2,1", "3:4,4,4"];
+
+/// What runs: a C program (built with oshcc), or one SPMD test of a Rust test binary
+/// (`common::spmd`: the binary re-executed as the PEs, the test's body between init and
+/// finalize).
+#[derive(Clone, Copy)]
+enum Program {
+    C(&'static str),
+    Rust { binary: &'static str, test: &'static str },
+}
 
 /// One program of the suite: what it must end with.
 struct Case {
-    source: &'static str,
+    program: Program,
     expect_exit: i32,
     /// A substring of the combined output.
     expect_output: Option<&'static str>,
+    /// A file whose lines stdout must hold, in any order (lines of different hosts interleave).
+    stdout_as_set: Option<&'static str>,
     /// Upper bound of the whole job (fault cases must end promptly).
     max_ms: Option<u128>,
+    /// Extra environment of the PEs.
+    env: &'static [(&'static str, &'static str)],
+    /// Run on this layout only.
+    only_on: Option<&'static str>,
 }
 
 const fn case(source: &'static str) -> Case {
-    Case { source, expect_exit: 0, expect_output: None, max_ms: None }
+    Case {
+        program: Program::C(source),
+        expect_exit: 0,
+        expect_output: None,
+        stdout_as_set: None,
+        max_ms: None,
+        env: &[],
+        only_on: None,
+    }
+}
+
+const fn rust(binary: &'static str, test: &'static str) -> Case {
+    Case { program: Program::Rust { binary, test }, ..case("") }
 }
 
 const CASES: &[Case] = &[
+    // One-sided, memory, lifecycle, launcher.
     case("tests/c/rma.c"),
     case("tests/c/amo.c"),
     case("tests/c/p2p.c"),
@@ -50,7 +82,62 @@ const CASES: &[Case] = &[
         max_ms: Some(10_000),
         ..case("tests/multihost/c/fault_kill.c")
     },
+    // Teams and collectives.
+    case("tests/c/team_strided.c"),
+    case("tests/c/team_split_2d.c"),
+    case("tests/c/team_nb.c"),
+    case("tests/c/team_queries.c"),
+    case("tests/c/team_ctx.c"),
+    Case {
+        expect_output: Some("a predefined team cannot be destroyed"),
+        ..case("tests/c/team_destroy_predefined.c")
+    },
+    case("tests/c/team_capacity.c"),
+    Case {
+        env: &[("SHMEMX_CHECK_COLLECTIVES", "1")],
+        expect_output: Some("shmem_team_split_strided on SHMEM_TEAM_WORLD: PE 0"),
+        ..case("tests/c/team_checked.c")
+    },
+    case("tests/c/coll_team.c"),
+    Case {
+        stdout_as_set: Some("examples/c/team_split_2d_3d.12.out"),
+        only_on: Some("3:4,4,4"),
+        ..case("examples/c/team_split_2d_3d.c")
+    },
+    // The safe Rust API.
+    rust("rust_teams", "strided_splits_number_and_translate"),
+    rust("rust_teams", "invalid_triplets_fail_on_every_pe"),
+    rust("rust_teams", "split_2d_rows_and_columns"),
+    rust("rust_teams", "nonblocking_creation_overlaps_other_collectives"),
+    rust("rust_teams", "threads_run_collectives_on_different_teams_at_once"),
+    rust("rust_coll", "every_collective_on_world_evens_reversed"),
+    rust("rust_coll", "concurrent_collectives_on_rows_and_columns_from_two_threads"),
+    rust("rust_coll", "eager_collectives_back_to_back"),
 ];
+
+impl Case {
+    fn name(&self) -> String {
+        match self.program {
+            Program::C(source) => source.to_string(),
+            Program::Rust { binary, test } => format!("{binary}::{test}"),
+        }
+    }
+}
+
+/// The newest build of the integration-test binary `name` (cargo names it `name-HASH`).
+fn rust_test_binary(name: &str) -> Option<PathBuf> {
+    let deps = common::repo_root().join("target/debug/deps");
+    std::fs::read_dir(deps)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|f| f.to_str()).is_some_and(|f| {
+                f.strip_prefix(name).and_then(|r| r.strip_prefix('-')).is_some_and(|h| !h.contains('.'))
+            })
+        })
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+}
 
 fn is_root() -> bool {
     Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
@@ -97,7 +184,7 @@ fn status_signal(st: &std::process::ExitStatus) -> Option<i32> {
 
 
 /// Inside `with-hosts.sh`: runs every case on the simulated hosts.
-fn inner(layout: &str, exes: &[(PathBuf, &Case)]) -> (usize, usize) {
+fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
     let hostlist = std::env::var("FSH_HOSTLIST").expect("with-hosts.sh exports FSH_HOSTLIST");
     // with-hosts.sh's mpirun options, less its --host (oshrun passes ours).
     let words: Vec<String> = std::env::var("FSH_MPIRUN_ARGS")
@@ -118,17 +205,31 @@ fn inner(layout: &str, exes: &[(PathBuf, &Case)]) -> (usize, usize) {
     let mpirun_args = kept.join(" ");
     let npes: usize = hostlist.split(',').map(|h| h.rsplit(':').next().unwrap().parse::<usize>().unwrap()).sum();
     let (mut passed, mut failed) = (0, 0);
-    for (exe, case) in exes {
+    for (exe, case) in cases {
+        if case.only_on.is_some_and(|l| l != layout) {
+            continue;
+        }
+        let name = format!("{} on {layout}", case.name());
+        let Some(exe) = exe else {
+            failed += 1;
+            println!("FAIL {name}: its binary is not built (cargo test --no-run first)");
+            continue;
+        };
         let mut cmd = Command::new(common::oshrun());
         cmd.args(["-n", &npes.to_string(), "--host", &hostlist])
             .arg(exe)
-            .env("OSHRUN_MPIRUN_ARGS", format!("{mpirun_args} -x FSH_HOSTLIST"))
+            .env("OSHRUN_MPIRUN_ARGS", format!("{mpirun_args} -x FSH_HOSTLIST -x {}", common::SPMD_CHILD))
             .env("UCX_TLS", "tcp,self")
             .env("UCX_NET_DEVICES", "eth0")
             .env("UCX_WARN_UNUSED_ENV_VARS", "n");
-        let (code, out, elapsed, timed_out) = run_with_deadline(cmd, Duration::from_secs(120));
+        if let Program::Rust { test, .. } = case.program {
+            cmd.args([test, "--exact", "--nocapture", "--test-threads=1"]).env(common::SPMD_CHILD, test);
+        }
+        for (k, v) in case.env {
+            cmd.env(k, v);
+        }
+        let (code, out, elapsed, timed_out) = run_with_deadline(cmd, Duration::from_secs(300));
         let ended_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
-        let name = format!("{} on {layout}", case.source);
         // A fault case prints "fault: PE p on HOST raises SIGKILL at T ms": the job must end
         // within 2 s of T, and the launcher's report must name the PE, its host and the signal.
         let fault = out.lines().find_map(|l| {
@@ -138,7 +239,7 @@ fn inner(layout: &str, exes: &[(PathBuf, &Case)]) -> (usize, usize) {
             Some((pe.to_owned(), host.to_owned(), rest.trim_end_matches(" ms").parse::<u128>().ok()?))
         });
         let fault_verdict = match &fault {
-            None if case.source.contains("fault_") => Some("no fault line printed".to_string()),
+            None if case.name().contains("fault_") => Some("no fault line printed".to_string()),
             None => None,
             Some((pe, host, at)) => {
                 let report = out.lines().any(|l| {
@@ -154,10 +255,18 @@ fn inner(layout: &str, exes: &[(PathBuf, &Case)]) -> (usize, usize) {
                 }
             }
         };
-        let verdict = if let Some(why) = fault_verdict {
+        let set_verdict = case.stdout_as_set.and_then(|f| {
+            let want = std::fs::read_to_string(common::repo_root().join(f)).unwrap();
+            let mut want: Vec<&str> = want.lines().collect();
+            let mut got: Vec<&str> = out.lines().filter(|l| want.contains(l)).collect();
+            want.sort_unstable();
+            got.sort_unstable();
+            (got != want).then(|| format!("stdout does not hold the lines of {f}"))
+        });
+        let verdict = if let Some(why) = fault_verdict.or(set_verdict) {
             Err(why)
         } else if timed_out {
-            Err("timed out after 120 s".to_string())
+            Err("timed out after 300 s".to_string())
         } else if code != Some(case.expect_exit) {
             Err(format!("exit {code:?}, expected {}", case.expect_exit))
         } else if case.expect_output.is_some_and(|s| !out.contains(s)) {
@@ -200,9 +309,13 @@ fn main() {
         }
         return;
     }
-    let mut cases: Vec<(PathBuf, &Case)> = Vec::new();
+    let mut cases: Vec<(Option<PathBuf>, &Case)> = Vec::new();
     for c in CASES {
-        cases.push((common::compile_c(&root.join(c.source)), c));
+        let exe = match c.program {
+            Program::C(source) => Some(common::compile_c(&root.join(source))),
+            Program::Rust { binary, .. } => rust_test_binary(binary),
+        };
+        cases.push((exe, c));
     }
     if let Ok(layout) = std::env::var("FSH_INNER") {
         let (p, f) = inner(&layout, &cases);

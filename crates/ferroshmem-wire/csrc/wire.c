@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pmix.h>
 #include <ucp/api/ucp.h>
@@ -95,6 +96,7 @@ int fsh_pmix_put(const char *key, const void *data, size_t len) {
 
 int fsh_pmix_commit(void) { return pmix_rc(PMIx_Commit()); }
 
+/* A fence over the job; with `collect`, it also distributes every committed value. */
 int fsh_pmix_fence(int collect) {
     pmix_proc_t all;
     PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
@@ -104,6 +106,30 @@ int fsh_pmix_fence(int collect) {
     pmix_status_t rc = PMIx_Fence(&all, 1, collect ? &info : NULL, collect ? 1 : 0);
     PMIX_INFO_DESTRUCT(&info);
     return pmix_rc(rc);
+}
+
+static void fence_done(pmix_status_t status, void *cbdata) {
+    __atomic_store_n((int *)cbdata, status == PMIX_SUCCESS ? 1 : 2, __ATOMIC_RELEASE);
+}
+
+/* A fence that gives up after `timeout_ms` (the launchers here ignore PMIX_TIMEOUT on a
+ * fence). Returns 0 when every process took part, 1 on time-out (the fence is then still in
+ * flight: the caller must not finalize PMIx), or an error. */
+int fsh_pmix_fence_timeout(int timeout_ms) {
+    static int done; /* outlives an abandoned fence: its callback may still come */
+    pmix_proc_t all;
+    PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+    __atomic_store_n(&done, 0, __ATOMIC_RELAXED);
+    pmix_status_t rc = PMIx_Fence_nb(&all, 1, NULL, 0, fence_done, &done);
+    if (rc != PMIX_SUCCESS) return pmix_rc(rc);
+    struct timespec tick = {0, 1000000};
+    for (int waited = 0; waited < timeout_ms; waited++) {
+        int d = __atomic_load_n(&done, __ATOMIC_ACQUIRE);
+        if (d == 1) return 0;
+        if (d == 2) return pmix_rc(PMIX_ERROR);
+        nanosleep(&tick, NULL);
+    }
+    return 1;
 }
 
 /* A byte object posted by `rank` under `key`: a malloc'd copy (free with fsh_wire_free). */

@@ -15,6 +15,7 @@ extern "C" {
     pub fn fsh_pmix_put(key: *const c_char, data: *const c_void, len: usize) -> c_int;
     pub fn fsh_pmix_commit() -> c_int;
     pub fn fsh_pmix_fence(collect: c_int) -> c_int;
+    pub fn fsh_pmix_fence_timeout(timeout_ms: c_int) -> c_int;
     pub fn fsh_pmix_get(rank: u32, key: *const c_char, data: *mut *mut c_void, len: *mut usize) -> c_int;
 
     pub fn fsh_ucp_init(ctx: *mut *mut c_void) -> c_int;

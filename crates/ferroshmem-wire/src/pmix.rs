@@ -59,6 +59,12 @@ impl Pmix {
     pub fn fence(&self) -> Result<()> {
         Err(Error::Unavailable)
     }
+    /// A fence that gives up after `ms` milliseconds.
+    pub fn fence_timeout(&self, _ms: u32) -> Result<bool> {
+        Err(Error::Unavailable)
+    }
+    /// Leaves without finalizing.
+    pub fn abandon(self) {}
     /// The bytes `rank` posted under `key`.
     pub fn get_bytes(&self, _rank: u32, _key: &str) -> Result<Vec<u8>> {
         Err(Error::Unavailable)
@@ -124,6 +130,21 @@ impl Pmix {
     pub fn fence(&self) -> Result<()> {
         // SAFETY: as above.
         crate::check("PMIx_Fence", unsafe { crate::ffi::fsh_pmix_fence(0) })
+    }
+
+    /// A fence that gives up after `ms` milliseconds: `Ok(true)` when every process took
+    /// part, `Ok(false)` on time-out (the fence is then still in flight: do not finalize).
+    pub fn fence_timeout(&self, ms: u32) -> Result<bool> {
+        // SAFETY: PMIx is initialised; the shim keeps the callback's flag in a static.
+        match unsafe { crate::ffi::fsh_pmix_fence_timeout(ms.min(i32::MAX as u32) as i32) } {
+            1 => Ok(false),
+            rc => crate::check("PMIx_Fence_nb", rc).map(|()| true),
+        }
+    }
+
+    /// Leaves without PMIx_Finalize (after a fence that timed out, finalizing could hang).
+    pub fn abandon(self) {
+        std::mem::forget(self);
     }
 
     /// The bytes `rank` posted under `key`.

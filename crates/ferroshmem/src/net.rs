@@ -318,10 +318,19 @@ impl Drop for Busy<'_> {
     fn drop(&mut self) {
         if self.0.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
             if let Some(p) = &self.0.progress {
-                if let Some(h) = &p.handle {
-                    h.thread().unpark();
-                }
+                p.thread.unpark();
             }
+        }
+    }
+}
+
+impl Net {
+    /// Ends the progress thread (at finalize, after the last barrier): from then on nothing
+    /// of this PE runs UCX, so the connections that close as the PEs exit are not handled as
+    /// failures.
+    pub fn stop_progress(&self) {
+        if let Some(p) = &self.progress {
+            p.stop();
         }
     }
 }
@@ -337,7 +346,9 @@ impl Drop for Net {
 struct ProgressThread {
     stop: Arc<AtomicBool>,
     worker: Arc<Worker>,
-    handle: Option<std::thread::JoinHandle<()>>,
+    handle: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// The thread, for unparking it without the lock.
+    thread: std::thread::Thread,
 }
 
 impl ProgressThread {
@@ -383,17 +394,25 @@ impl ProgressThread {
                 }
             })
             .map_err(|e| boot_err("starting the progress thread", e))?;
-        Ok(ProgressThread { stop, worker, handle: Some(handle) })
+        let thread = handle.thread().clone();
+        Ok(ProgressThread { stop, worker, handle: std::sync::Mutex::new(Some(handle)), thread })
+    }
+}
+
+impl ProgressThread {
+    /// Stops the thread and waits for it to end.
+    fn stop(&self) {
+        self.stop.store(true, Ordering::Release);
+        let _ = self.worker.signal();
+        if let Some(h) = self.handle.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            h.thread().unpark();
+            let _ = h.join();
+        }
     }
 }
 
 impl Drop for ProgressThread {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        let _ = self.worker.signal();
-        if let Some(h) = self.handle.take() {
-            h.thread().unpark();
-            let _ = h.join();
-        }
+        self.stop();
     }
 }

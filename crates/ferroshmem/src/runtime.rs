@@ -795,9 +795,24 @@ impl Runtime {
     pub fn finalize(&self) {
         self.barrier_all();
         self.finalized.store(true, Ordering::SeqCst);
-        // Under a PMIx launcher: every network operation is complete (the barrier quieted);
-        // tell the launcher this PE ended properly, or it reports an abnormal end.
-        drop(self.pmix.lock().unwrap_or_else(|e| e.into_inner()).take());
+        // Under a PMIx launcher: every network operation is complete (the barrier quieted).
+        // This PE stops running UCX, and a fence keeps every PE from exiting (closing its
+        // connections) while another may still handle network traffic; UCX without error
+        // handling ends a process whose peer vanished mid-protocol. The fence gives up after
+        // a while, for programs whose PEs do not all finalize (a PE that returns early with a
+        // status: the launcher then ends the job with it). Then tell the launcher this PE
+        // ended properly, or it reports an abnormal end.
+        let pmix = self.pmix.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match (pmix, &self.net) {
+            (Some(pmix), Some(net)) => {
+                net.stop_progress();
+                match pmix.fence_timeout(FINALIZE_FENCE_MS) {
+                    Ok(true) => drop(pmix),
+                    _ => pmix.abandon(),
+                }
+            }
+            (pmix, _) => drop(pmix),
+        }
     }
 
     /// Finalizes at process exit if the program did not (C programs register this with atexit);
@@ -825,6 +840,9 @@ pub enum Target {
     /// On a PE of another host: `offset` bytes into its `region`.
     Net { pe: usize, region: Region, offset: usize },
 }
+
+/// How long finalize waits for every PE of a job across hosts to finalize too.
+const FINALIZE_FENCE_MS: u32 = 2000;
 
 /// Status with which a PE ends the job after an error it cannot return to the caller.
 pub const ERROR_EXIT_STATUS: i32 = 255;
