@@ -66,8 +66,7 @@ fn main() {
     std::fs::write(out_dir.join("layout.txt"), &out.stdout).expect("writing layout.txt");
 
     for flags in [&ucx_libs, &pmix_libs] {
-        let mut it = flags.split_whitespace();
-        while let Some(flag) = it.next() {
+        for flag in flags.split_whitespace() {
             if let Some(dir) = flag.strip_prefix("-L") {
                 println!("cargo:rustc-link-search=native={dir}");
                 // pmix2 lives outside the default search path: make the binaries find it.

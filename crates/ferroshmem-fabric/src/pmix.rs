@@ -202,6 +202,7 @@ impl Pmix {
 }
 
 /// Parses `PMIX_LOCAL_PEERS` ("0,1,2").
+#[cfg_attr(not(fabric), allow(dead_code))]
 fn parse_peers(s: &str) -> Option<Vec<u32>> {
     let s = s.trim();
     if s.is_empty() {

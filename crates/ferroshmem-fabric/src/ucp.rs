@@ -16,8 +16,10 @@
 //! `ucp_request_check_status` leaves `UCS_INPROGRESS`, and free the request. Over TCP (and any
 //! transport without hardware RMA) an operation completes only when the TARGET's worker is
 //! progressed too: run a progress thread on every process that is a target.
-#![cfg_attr(fabric, allow(unsafe_code))]
-#![cfg_attr(not(fabric), allow(unused_variables))]
+// FFI, and `unsafe fn`s of the API (buffers UCX uses after the call returns).
+#![allow(unsafe_code)]
+// Built without UCX the objects cannot exist: their bodies are unreachable.
+#![cfg_attr(not(fabric), allow(unused_variables, dead_code))]
 
 use crate::{Error, Result};
 use std::os::fd::RawFd;
@@ -240,6 +242,11 @@ impl Endpoint {
     /// mode on drop is defined (UCX requires peer error handling on both sides for that; every
     /// endpoint made by this crate has it). The connection itself is made lazily by UCX: the
     /// first operation waits for the remote worker to progress.
+    ///
+    /// Cost of that choice, measured with UCX 1.13.1: peer error handling rules out the
+    /// shared-memory transports (sysv, posix, cma), so two processes on ONE host talk over
+    /// TCP (8-byte get 26 us instead of 1.7 us with `UCP_ERR_HANDLING_MODE_NONE`). This
+    /// crate is for traffic between hosts; same-host peers should use shared memory directly.
     pub fn connect(worker: &Worker, remote_address: &[u8]) -> Result<Endpoint> {
         fab!(worker, imp::Ep::connect(&worker.inner, remote_address).map(|e| Endpoint { inner: Arc::new(e) }))
     }
