@@ -191,6 +191,7 @@ fn run() -> Result<u32, Box<dyn std::error::Error>> {
     pmix.commit()?;
     pmix.fence_collect()?;
     let peer = 1 - rank;
+    println!("rank {rank}: peer {peer} on host {} node {}", pmix.hostname(peer)?, pmix.node_id(peer)?);
     let peer_addr = pmix.get_bytes(peer, "fabric.addr")?;
     let peer_base = u64::from_le_bytes(pmix.get_bytes(peer, "fabric.base")?.try_into().map_err(|_| "bad fabric.base")?);
     let ep = Endpoint::connect(&worker, &peer_addr)?;
