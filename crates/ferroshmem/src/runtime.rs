@@ -476,8 +476,26 @@ impl Runtime {
     /// stands aside meanwhile), yielding now and then, for as long as a waiter would spin and
     /// yield; then sleep as usual, with the progress thread serving the network again and
     /// ringing the doorbell when data arrives.
+    ///
+    /// A wait inside another one's condition (a team creation whose completion syncs the team)
+    /// never sleeps: the outer wait still holds the progress thread aside, so nobody would
+    /// serve the network for this PE meanwhile. It progresses and yields until done.
     #[cold]
     fn wait_progressing(&self, net: &Net, owner: usize, ready: &mut dyn FnMut() -> bool) {
+        thread_local! {
+            static DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+        }
+        struct Nest;
+        impl Drop for Nest {
+            fn drop(&mut self) {
+                DEPTH.with(|d| d.set(d.get() - 1));
+            }
+        }
+        let nested = DEPTH.with(|d| {
+            d.set(d.get() + 1);
+            d.get() > 1
+        });
+        let _nest = Nest;
         {
             let _busy = net.busy();
             let start = Instant::now();
@@ -490,7 +508,7 @@ impl Runtime {
                 rounds += 1;
                 if rounds.is_multiple_of(16) {
                     std::thread::yield_now();
-                    if start.elapsed() >= self.wait.yield_for {
+                    if !nested && start.elapsed() >= self.wait.yield_for {
                         break;
                     }
                 }
@@ -859,6 +877,12 @@ pub fn fatal(err: &Error) -> ! {
     // SAFETY: see `runtime`.
     let rt = unsafe { &*p };
     report_line(&format!("ferroshmem: PE {}: {err}\n", rt.my_pe));
+    if matches!(err, Error::Network { .. }) && rt.net.is_some() {
+        // Most often the peer has just ended (a PE that returned a status, or died): its
+        // launcher is ending the job with that PE's status and report. Give it the time to,
+        // rather than ending the job first with ours.
+        std::thread::sleep(std::time::Duration::from_secs(2));
+    }
     rt.global_exit(ERROR_EXIT_STATUS)
 }
 
