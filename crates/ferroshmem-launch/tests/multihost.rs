@@ -331,6 +331,7 @@ fn main() {
         println!("multihost[{layout}]: {p} passed, {f} failed");
         std::process::exit(i32::from(f > 0));
     }
+    let shm_before = dev_shm();
     let script = root.join("tests/multihost/with-hosts.sh");
     let (mut passed, mut failed) = (0usize, 0usize);
     for layout in LAYOUTS {
@@ -350,7 +351,13 @@ fn main() {
             }
         }
     }
-    // Nothing of ours may be left: namespaces, links, /etc/hosts lines, processes.
+    // Nothing of ours may be left: no file in /dev/shm (the job files are memfds), no
+    // namespace, link, /etc/hosts line or process.
+    let shm_after = dev_shm();
+    if shm_after != shm_before {
+        failed += 1;
+        println!("FAIL /dev/shm: the jobs left {:?}", shm_after.iter().filter(|f| !shm_before.contains(f)).collect::<Vec<_>>());
+    }
     let clean = Command::new("bash").arg(root.join("tests/multihost/check-clean.sh")).status();
     if !clean.is_ok_and(|s| s.success()) {
         failed += 1;
@@ -360,6 +367,15 @@ fn main() {
     if failed > 0 {
         std::process::exit(1);
     }
+}
+
+/// The files in /dev/shm.
+fn dev_shm() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir("/dev/shm")
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
 }
 
 fn parse_counts(s: &str) -> Option<(usize, usize)> {

@@ -289,14 +289,24 @@ impl Runtime {
     /// here (the PEs of this host) or reached through the network (the others). Checks the
     /// PE and that the whole range is symmetric. A zero-length range is `Mapped(addr)`
     /// unchecked: nothing will be accessed.
-    #[inline]
+    #[inline(always)]
     pub fn target(&self, routine: &'static str, addr: usize, len: usize, pe: i64) -> Result<Target> {
         let pe = self.check_pe(routine, pe)?;
+        // The common case first, as cheap as a plain translation: mapped here.
+        match self.remote_addr(addr, len, pe) {
+            Some(a) if len > 0 => Ok(Target::Mapped(a)),
+            _ => self.target_slow(routine, addr, len, pe),
+        }
+    }
+
+    /// [`Self::target`] for a zero length, another host, or an address that is not symmetric.
+    #[cold]
+    fn target_slow(&self, routine: &'static str, addr: usize, len: usize, pe: usize) -> Result<Target> {
         if len == 0 {
             return Ok(Target::Mapped(addr));
         }
         if !self.multi_host || self.topology.is_local(pe) {
-            return self.remote_addr(addr, len, pe).map(Target::Mapped).ok_or(Error::NotSymmetric { routine, addr, len });
+            return Err(Error::NotSymmetric { routine, addr, len });
         }
         let (region, offset) = self.region_of(addr, len).ok_or(Error::NotSymmetric { routine, addr, len })?;
         Ok(Target::Net { pe, region, offset })
