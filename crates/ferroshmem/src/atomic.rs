@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
-use crate::net::{Net, Region};
+
 use crate::runtime::{Runtime, Target};
 
 /// What an atomic operation does. Values are raw bits of the operand type.
@@ -23,38 +23,17 @@ pub enum AmoOp<W> {
 }
 
 /// A word width on which AMOs run.
-pub trait AmoWord: Copy + Sized {
+pub trait AmoWord: Copy + Sized + crate::net::NetWord {
     /// Applies `op` at `addr` and returns the previous value.
     ///
     /// # Safety
     /// `addr` must be a mapped, suitably aligned word.
     unsafe fn apply(addr: usize, op: AmoOp<Self>) -> Self;
-
-    /// Applies `op` to the word at `offset` of `region` on `pe`, a PE of another host.
-    fn apply_remote(
-        net: &Net,
-        routine: &'static str,
-        pe: usize,
-        region: Region,
-        offset: usize,
-        op: AmoOp<Self>,
-    ) -> Result<Self>;
 }
 
 macro_rules! amo_word {
-    ($word:ty, $atomic:ty, $remote:ident) => {
+    ($word:ty, $atomic:ty) => {
         impl AmoWord for $word {
-            fn apply_remote(
-                net: &Net,
-                routine: &'static str,
-                pe: usize,
-                region: Region,
-                offset: usize,
-                op: AmoOp<Self>,
-            ) -> Result<Self> {
-                net.$remote(routine, pe, region, offset, op)
-            }
-
             #[inline]
             unsafe fn apply(addr: usize, op: AmoOp<Self>) -> Self {
                 // SAFETY: the caller guarantees a mapped, aligned word; the memory is shared
@@ -80,8 +59,8 @@ macro_rules! amo_word {
         }
     };
 }
-amo_word!(u32, AtomicU32, amo32);
-amo_word!(u64, AtomicU64, amo64);
+amo_word!(u32, AtomicU32);
+amo_word!(u64, AtomicU64);
 
 /// Runs `op` on the symmetric word `dest` of PE `pe`; returns the previous value.
 ///
@@ -106,7 +85,7 @@ pub unsafe fn amo<W: AmoWord>(
     let target = match rt.target(routine, dest as usize, size, pe)? {
         Target::Mapped(a) => a,
         Target::Net { pe, region, offset } => {
-            return W::apply_remote(crate::rma::net(rt), routine, pe, region, offset, op)
+            return crate::rma::net(rt).amo(routine, pe, region, offset, op)
         }
     };
     // SAFETY: translate checked that the word is mapped; alignment checked above.

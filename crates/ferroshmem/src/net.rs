@@ -33,6 +33,33 @@ use crate::atomic::AmoOp;
 use crate::error::{Error, Result};
 use crate::topology::Topology;
 
+/// A word width the network runs atomics on (UCX has 32- and 64-bit atomics).
+pub trait NetWord: Copy {
+    const BYTES: usize;
+    fn widen(self) -> u64;
+    fn narrow(v: u64) -> Self;
+}
+
+impl NetWord for u32 {
+    const BYTES: usize = 4;
+    fn widen(self) -> u64 {
+        u64::from(self)
+    }
+    fn narrow(v: u64) -> Self {
+        v as u32
+    }
+}
+
+impl NetWord for u64 {
+    const BYTES: usize = 8;
+    fn widen(self) -> u64 {
+        self
+    }
+    fn narrow(v: u64) -> Self {
+        v
+    }
+}
+
 /// The symmetric regions of a PE, as the network addresses them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Region {
@@ -238,46 +265,28 @@ impl Net {
         peer.ep.get(dst, raddr, rkey).map_err(|e| net_err(routine, pe, e))
     }
 
-    /// Runs `op` on the 64-bit word at `offset` of `region` on `pe`; returns the old value
-    /// (for `Set`, the value written: nothing is fetched).
-    pub fn amo64(&self, routine: &'static str, pe: usize, region: Region, offset: usize, op: AmoOp<u64>) -> Result<u64> {
-        let (peer, raddr, rkey) = self.target(routine, pe, region, offset, 8)?;
-        let run = |op: AtomicOp, value: u64, fetch: bool| {
-            peer.ep.atomic64(op, value, None, raddr, rkey, fetch).map_err(|e| net_err(routine, pe, e))
+    /// Runs `op` on the word at `offset` of `region` on `pe`; returns the old value (for
+    /// `Set`, the value written).
+    pub fn amo<W: NetWord>(&self, routine: &'static str, pe: usize, region: Region, offset: usize, op: AmoOp<W>) -> Result<W> {
+        let (peer, raddr, rkey) = self.target(routine, pe, region, offset, W::BYTES)?;
+        let run = |op: AtomicOp, value: W, cond: Option<W>| {
+            let old = if W::BYTES == 8 {
+                peer.ep.atomic64(op, value.widen(), cond.map(W::widen), raddr, rkey, true)
+            } else {
+                let narrow = |w: W| w.widen() as u32;
+                peer.ep.atomic32(op, narrow(value), cond.map(narrow), raddr, rkey, true).map(u64::from)
+            };
+            old.map(W::narrow).map_err(|e| net_err(routine, pe, e))
         };
         match op {
-            AmoOp::Fetch => run(AtomicOp::Add, 0, true),
-            AmoOp::Set(v) => run(AtomicOp::Swap, v, true).map(|_| v),
-            AmoOp::Swap(v) => run(AtomicOp::Swap, v, true),
-            AmoOp::FetchAdd(v) => run(AtomicOp::Add, v, true),
-            AmoOp::FetchAnd(v) => run(AtomicOp::And, v, true),
-            AmoOp::FetchOr(v) => run(AtomicOp::Or, v, true),
-            AmoOp::FetchXor(v) => run(AtomicOp::Xor, v, true),
-            AmoOp::CompareSwap { cond, value } => peer
-                .ep
-                .atomic64(AtomicOp::CompareSwap, value, Some(cond), raddr, rkey, true)
-                .map_err(|e| net_err(routine, pe, e)),
-        }
-    }
-
-    /// [`Self::amo64`] on a 32-bit word.
-    pub fn amo32(&self, routine: &'static str, pe: usize, region: Region, offset: usize, op: AmoOp<u32>) -> Result<u32> {
-        let (peer, raddr, rkey) = self.target(routine, pe, region, offset, 4)?;
-        let run = |op: AtomicOp, value: u32, fetch: bool| {
-            peer.ep.atomic32(op, value, None, raddr, rkey, fetch).map_err(|e| net_err(routine, pe, e))
-        };
-        match op {
-            AmoOp::Fetch => run(AtomicOp::Add, 0, true),
-            AmoOp::Set(v) => run(AtomicOp::Swap, v, true).map(|_| v),
-            AmoOp::Swap(v) => run(AtomicOp::Swap, v, true),
-            AmoOp::FetchAdd(v) => run(AtomicOp::Add, v, true),
-            AmoOp::FetchAnd(v) => run(AtomicOp::And, v, true),
-            AmoOp::FetchOr(v) => run(AtomicOp::Or, v, true),
-            AmoOp::FetchXor(v) => run(AtomicOp::Xor, v, true),
-            AmoOp::CompareSwap { cond, value } => peer
-                .ep
-                .atomic32(AtomicOp::CompareSwap, value, Some(cond), raddr, rkey, true)
-                .map_err(|e| net_err(routine, pe, e)),
+            AmoOp::Fetch => run(AtomicOp::Add, W::narrow(0), None),
+            AmoOp::Set(v) => run(AtomicOp::Swap, v, None).map(|_| v),
+            AmoOp::Swap(v) => run(AtomicOp::Swap, v, None),
+            AmoOp::FetchAdd(v) => run(AtomicOp::Add, v, None),
+            AmoOp::FetchAnd(v) => run(AtomicOp::And, v, None),
+            AmoOp::FetchOr(v) => run(AtomicOp::Or, v, None),
+            AmoOp::FetchXor(v) => run(AtomicOp::Xor, v, None),
+            AmoOp::CompareSwap { cond, value } => run(AtomicOp::CompareSwap, value, Some(cond)),
         }
     }
 

@@ -375,7 +375,7 @@ impl LockWord {
                 Ok(prev)
             }
             LockWord::Net { region, offset } => {
-                crate::rma::net(rt).amo64(routine, LOCK_PE as usize, *region, *offset, op)
+                crate::rma::net(rt).amo(routine, LOCK_PE as usize, *region, *offset, op)
             }
         }
     }
