@@ -13,7 +13,8 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(wire)");
     println!("cargo:rerun-if-changed=csrc/wire.c");
     println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
-    let (Some(cflags), Some(libs)) = (pkg_config(&["--cflags", "ucx", "pmix"]), pkg_config(&["--libs", "ucx", "pmix"]))
+    let (Some(cflags), Some(libs)) =
+        (pkg_config(&["--cflags", "ucx", "pmix"]), pkg_config(&["--libs", "ucx", "pmix"]))
     else {
         println!(
             "cargo:warning=ferroshmem-wire: pkg-config finds no ucx and pmix (Debian: libucx-dev libpmix-dev): \

@@ -82,8 +82,18 @@ const CASES: &[Case] = &[
         only_on: Some(ONE_SIDED_LAYOUTS),
         ..case("tests/multihost/c/progress.c")
     },
-    Case { expect_exit: 3, max_ms: Some(10_000), only_on: Some(ONE_SIDED_LAYOUTS), ..case("tests/launch/global_exit.c") },
-    Case { expect_exit: 7, max_ms: Some(10_000), only_on: Some(ONE_SIDED_LAYOUTS), ..case("tests/launch/exit_status.c") },
+    Case {
+        expect_exit: 3,
+        max_ms: Some(10_000),
+        only_on: Some(ONE_SIDED_LAYOUTS),
+        ..case("tests/launch/global_exit.c")
+    },
+    Case {
+        expect_exit: 7,
+        max_ms: Some(10_000),
+        only_on: Some(ONE_SIDED_LAYOUTS),
+        ..case("tests/launch/exit_status.c")
+    },
     Case {
         expect_exit: 137,
         expect_output: Some("exited on signal 9"),
@@ -191,7 +201,6 @@ fn status_signal(st: &std::process::ExitStatus) -> Option<i32> {
     std::os::unix::process::ExitStatusExt::signal(st)
 }
 
-
 /// Inside `with-hosts.sh`: runs every case on the simulated hosts.
 fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
     let hostlist = std::env::var("FSH_HOSTLIST").expect("with-hosts.sh exports FSH_HOSTLIST");
@@ -212,7 +221,8 @@ fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
         i += 1;
     }
     let mpirun_args = kept.join(" ");
-    let npes: usize = hostlist.split(',').map(|h| h.rsplit(':').next().unwrap().parse::<usize>().unwrap()).sum();
+    let npes: usize =
+        hostlist.split(',').map(|h| h.rsplit(':').next().unwrap().parse::<usize>().unwrap()).sum();
     let (mut passed, mut failed) = (0, 0);
     for (exe, case) in cases {
         if case.only_on.is_some_and(|l| !l.contains(&layout)) {
@@ -238,7 +248,8 @@ fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
             cmd.env(k, v);
         }
         let (code, out, elapsed, timed_out) = run_with_deadline(cmd, Duration::from_secs(300));
-        let ended_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
+        let ended_ms =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
         // A fault case prints "fault: PE p on HOST raises SIGKILL at T ms": the job must end
         // within 2 s of T, and the launcher's report must name the PE, its host and the signal.
         let fault = out.lines().find_map(|l| {
@@ -259,7 +270,10 @@ fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
                 } else if !report {
                     Some(format!("no line names PE {pe}, host {host} and signal 9"))
                 } else {
-                    println!("     PE {pe} on {host} killed: the job ended {} ms later", ended_ms.saturating_sub(*at));
+                    println!(
+                        "     PE {pe} on {host} killed: the job ended {} ms later",
+                        ended_ms.saturating_sub(*at)
+                    );
                     None
                 }
             }
@@ -339,7 +353,10 @@ fn main() {
         cmd.arg(&script).arg(layout).arg("--").arg(std::env::current_exe().unwrap()).env("FSH_INNER", layout);
         let (code, out, elapsed, timed_out) = run_with_deadline(cmd, Duration::from_secs(900));
         print!("{out}");
-        let summary = out.lines().rev().find_map(|l| l.strip_prefix(&format!("multihost[{layout}]: ")).map(str::to_owned));
+        let summary = out
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix(&format!("multihost[{layout}]: ")).map(str::to_owned));
         match summary.as_deref().and_then(parse_counts) {
             Some((p, f)) => {
                 passed += p;
@@ -347,7 +364,11 @@ fn main() {
             }
             None => {
                 failed += 1;
-                println!("FAIL layout {layout}: with-hosts.sh ended with {code:?} after {} s{}", elapsed.as_secs(), if timed_out { " (timed out)" } else { "" });
+                println!(
+                    "FAIL layout {layout}: with-hosts.sh ended with {code:?} after {} s{}",
+                    elapsed.as_secs(),
+                    if timed_out { " (timed out)" } else { "" }
+                );
             }
         }
     }
@@ -356,7 +377,10 @@ fn main() {
     let shm_after = dev_shm();
     if shm_after != shm_before {
         failed += 1;
-        println!("FAIL /dev/shm: the jobs left {:?}", shm_after.iter().filter(|f| !shm_before.contains(f)).collect::<Vec<_>>());
+        println!(
+            "FAIL /dev/shm: the jobs left {:?}",
+            shm_after.iter().filter(|f| !shm_before.contains(f)).collect::<Vec<_>>()
+        );
     }
     let clean = Command::new("bash").arg(root.join("tests/multihost/check-clean.sh")).status();
     if !clean.is_ok_and(|s| s.success()) {

@@ -34,11 +34,35 @@ extern "C" {
     pub fn fsh_ucp_ep_close(worker: *mut c_void, ep: *mut c_void);
     pub fn fsh_ucp_mem_map(ctx: *mut c_void, addr: *mut c_void, len: usize, memh: *mut *mut c_void) -> c_int;
     pub fn fsh_ucp_mem_unmap(ctx: *mut c_void, memh: *mut c_void);
-    pub fn fsh_ucp_rkey_pack(ctx: *mut c_void, memh: *mut c_void, buf: *mut *mut c_void, len: *mut usize) -> c_int;
-    pub fn fsh_ucp_rkey_unpack(worker: *mut c_void, ep: *mut c_void, buf: *const c_void, rkey: *mut *mut c_void) -> c_int;
+    pub fn fsh_ucp_rkey_pack(
+        ctx: *mut c_void,
+        memh: *mut c_void,
+        buf: *mut *mut c_void,
+        len: *mut usize,
+    ) -> c_int;
+    pub fn fsh_ucp_rkey_unpack(
+        worker: *mut c_void,
+        ep: *mut c_void,
+        buf: *const c_void,
+        rkey: *mut *mut c_void,
+    ) -> c_int;
     pub fn fsh_ucp_rkey_destroy(worker: *mut c_void, rkey: *mut c_void);
-    pub fn fsh_ucp_put(worker: *mut c_void, ep: *mut c_void, buf: *const c_void, len: usize, raddr: u64, rkey: *mut c_void) -> c_int;
-    pub fn fsh_ucp_get(worker: *mut c_void, ep: *mut c_void, buf: *mut c_void, len: usize, raddr: u64, rkey: *mut c_void) -> c_int;
+    pub fn fsh_ucp_put(
+        worker: *mut c_void,
+        ep: *mut c_void,
+        buf: *const c_void,
+        len: usize,
+        raddr: u64,
+        rkey: *mut c_void,
+    ) -> c_int;
+    pub fn fsh_ucp_get(
+        worker: *mut c_void,
+        ep: *mut c_void,
+        buf: *mut c_void,
+        len: usize,
+        raddr: u64,
+        rkey: *mut c_void,
+    ) -> c_int;
     #[allow(clippy::too_many_arguments)]
     pub fn fsh_ucp_atomic(
         worker: *mut c_void,

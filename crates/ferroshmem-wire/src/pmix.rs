@@ -104,14 +104,17 @@ impl Pmix {
     }
 
     fn key(key: &str) -> Result<std::ffi::CString> {
-        std::ffi::CString::new(key).map_err(|_| Error::BadValue { what: key.into(), reason: "NUL in a key".into() })
+        std::ffi::CString::new(key)
+            .map_err(|_| Error::BadValue { what: key.into(), reason: "NUL in a key".into() })
     }
 
     /// Posts `data` under `key` for every process (visible after commit and a collecting fence).
     pub fn put_bytes(&self, key: &str, data: &[u8]) -> Result<()> {
         let k = Self::key(key)?;
         // SAFETY: a NUL-terminated key and a readable buffer; PMIx copies both.
-        crate::check("PMIx_Put", unsafe { crate::ffi::fsh_pmix_put(k.as_ptr(), data.as_ptr().cast(), data.len()) })
+        crate::check("PMIx_Put", unsafe {
+            crate::ffi::fsh_pmix_put(k.as_ptr(), data.as_ptr().cast(), data.len())
+        })
     }
 
     /// Sends the posted values to the server.

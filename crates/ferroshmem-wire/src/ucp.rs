@@ -123,7 +123,9 @@ mod imp {
         pub fn address(&self) -> Result<Vec<u8>> {
             let (mut p, mut len) = (std::ptr::null_mut(), 0usize);
             // SAFETY: a live worker and valid out-pointers.
-            crate::check("ucp_worker_get_address", unsafe { ffi::fsh_ucp_worker_address(self.ptr(), &mut p, &mut len) })?;
+            crate::check("ucp_worker_get_address", unsafe {
+                ffi::fsh_ucp_worker_address(self.ptr(), &mut p, &mut len)
+            })?;
             // SAFETY: the shim malloc'd `len` bytes at `p`.
             Ok(unsafe { ffi::take_bytes(p, len) })
         }
@@ -201,7 +203,9 @@ mod imp {
         pub fn connect(worker: &Worker, address: &[u8]) -> Result<Endpoint> {
             let mut p = std::ptr::null_mut();
             // SAFETY: a live worker; `address` is a worker address (UCX copies what it needs).
-            crate::check("ucp_ep_create", unsafe { ffi::fsh_ucp_ep_create(worker.ptr(), address.as_ptr().cast(), &mut p) })?;
+            crate::check("ucp_ep_create", unsafe {
+                ffi::fsh_ucp_ep_create(worker.ptr(), address.as_ptr().cast(), &mut p)
+            })?;
             Ok(Endpoint { ptr: p, worker: worker.clone() })
         }
 
@@ -218,11 +222,27 @@ mod imp {
         pub fn get(&self, dst: &mut [u8], raddr: u64, rkey: &RemoteKey) -> Result<()> {
             // SAFETY: as `put`; `dst` is writable and borrowed until the data arrived.
             crate::check("ucp_get_nbx", unsafe {
-                ffi::fsh_ucp_get(self.worker.ptr(), self.ptr, dst.as_mut_ptr().cast(), dst.len(), raddr, rkey.ptr)
+                ffi::fsh_ucp_get(
+                    self.worker.ptr(),
+                    self.ptr,
+                    dst.as_mut_ptr().cast(),
+                    dst.len(),
+                    raddr,
+                    rkey.ptr,
+                )
             })
         }
 
-        fn atomic(&self, op: AtomicOp, size: i32, value: u64, compare: u64, raddr: u64, rkey: &RemoteKey, fetch: bool) -> Result<u64> {
+        fn atomic(
+            &self,
+            op: AtomicOp,
+            size: i32,
+            value: u64,
+            compare: u64,
+            raddr: u64,
+            rkey: &RemoteKey,
+            fetch: bool,
+        ) -> Result<u64> {
             let mut out = 0u64;
             // SAFETY: live worker, endpoint and key; the shim keeps its operands on its stack
             // until the operation completed.
@@ -246,14 +266,31 @@ mod imp {
         /// A 64-bit atomic at `raddr`; returns the old value when `fetch` (compare-swap always
         /// fetches; `compare` is its expected value).
         #[allow(clippy::too_many_arguments)]
-        pub fn atomic64(&self, op: AtomicOp, value: u64, compare: Option<u64>, raddr: u64, rkey: &RemoteKey, fetch: bool) -> Result<u64> {
+        pub fn atomic64(
+            &self,
+            op: AtomicOp,
+            value: u64,
+            compare: Option<u64>,
+            raddr: u64,
+            rkey: &RemoteKey,
+            fetch: bool,
+        ) -> Result<u64> {
             self.atomic(op, 8, value, compare.unwrap_or(0), raddr, rkey, fetch)
         }
 
         /// A 32-bit atomic at `raddr` (see [`Self::atomic64`]).
         #[allow(clippy::too_many_arguments)]
-        pub fn atomic32(&self, op: AtomicOp, value: u32, compare: Option<u32>, raddr: u64, rkey: &RemoteKey, fetch: bool) -> Result<u32> {
-            self.atomic(op, 4, u64::from(value), u64::from(compare.unwrap_or(0)), raddr, rkey, fetch).map(|v| v as u32)
+        pub fn atomic32(
+            &self,
+            op: AtomicOp,
+            value: u32,
+            compare: Option<u32>,
+            raddr: u64,
+            rkey: &RemoteKey,
+            fetch: bool,
+        ) -> Result<u32> {
+            self.atomic(op, 4, u64::from(value), u64::from(compare.unwrap_or(0)), raddr, rkey, fetch)
+                .map(|v| v as u32)
         }
     }
 
@@ -286,7 +323,9 @@ mod imp {
         pub fn map(context: &Context, addr: usize, len: usize) -> Result<MemRegion> {
             let mut m = std::ptr::null_mut();
             // SAFETY: registering does not touch the bytes; the caller keeps them mapped.
-            crate::check("ucp_mem_map", unsafe { ffi::fsh_ucp_mem_map(context.0 .0, addr as *mut c_void, len, &mut m) })?;
+            crate::check("ucp_mem_map", unsafe {
+                ffi::fsh_ucp_mem_map(context.0 .0, addr as *mut c_void, len, &mut m)
+            })?;
             Ok(MemRegion { memh: m, context: context.clone() })
         }
 
@@ -294,7 +333,9 @@ mod imp {
         pub fn pack_rkey(&self) -> Result<Vec<u8>> {
             let (mut p, mut len) = (std::ptr::null_mut(), 0usize);
             // SAFETY: a live context and region; valid out-pointers.
-            crate::check("ucp_rkey_pack", unsafe { ffi::fsh_ucp_rkey_pack(self.context.0 .0, self.memh, &mut p, &mut len) })?;
+            crate::check("ucp_rkey_pack", unsafe {
+                ffi::fsh_ucp_rkey_pack(self.context.0 .0, self.memh, &mut p, &mut len)
+            })?;
             // SAFETY: the shim malloc'd `len` bytes at `p`.
             Ok(unsafe { ffi::take_bytes(p, len) })
         }
@@ -402,10 +443,26 @@ mod imp {
         pub fn get(&self, _: &mut [u8], _: u64, _: &RemoteKey) -> Result<()> {
             Err(Error::Unavailable)
         }
-        pub fn atomic64(&self, _: AtomicOp, _: u64, _: Option<u64>, _: u64, _: &RemoteKey, _: bool) -> Result<u64> {
+        pub fn atomic64(
+            &self,
+            _: AtomicOp,
+            _: u64,
+            _: Option<u64>,
+            _: u64,
+            _: &RemoteKey,
+            _: bool,
+        ) -> Result<u64> {
             Err(Error::Unavailable)
         }
-        pub fn atomic32(&self, _: AtomicOp, _: u32, _: Option<u32>, _: u64, _: &RemoteKey, _: bool) -> Result<u32> {
+        pub fn atomic32(
+            &self,
+            _: AtomicOp,
+            _: u32,
+            _: Option<u32>,
+            _: u64,
+            _: &RemoteKey,
+            _: bool,
+        ) -> Result<u32> {
             Err(Error::Unavailable)
         }
     }

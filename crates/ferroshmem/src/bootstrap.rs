@@ -127,10 +127,10 @@ fn attach_pmix() -> Result<Attached> {
         None => {
             let note = pmix.get_bytes(leader as u32, JOB_FILE_KEY).map_err(|e| pmix_error("get", e))?;
             let note = String::from_utf8_lossy(&note).into_owned();
-            let path = note
-                .split_once(':')
-                .map(|(pid, fd)| format!("/proc/{pid}/fd/{fd}"))
-                .ok_or_else(|| Error::Bootstrap(format!("PE {leader} published {note:?} for the job file")))?;
+            let path =
+                note.split_once(':').map(|(pid, fd)| format!("/proc/{pid}/fd/{fd}")).ok_or_else(|| {
+                    Error::Bootstrap(format!("PE {leader} published {note:?} for the job file"))
+                })?;
             let fd = rustix::fs::open(&path, rustix::fs::OFlags::RDWR | rustix::fs::OFlags::CLOEXEC, rustix::fs::Mode::empty())
                 .map_err(|e| {
                     Error::Bootstrap(format!(

@@ -326,14 +326,24 @@ impl Mapping {
     /// so that an offset aligned inside the heap is an aligned address on every PE: the kernel
     /// only promises page alignment. Costs `align` bytes of address space for a moment (a
     /// PROT_NONE reservation, trimmed at once), no memory.
-    pub fn shared_aligned(fd: BorrowedFd<'_>, len: usize, aligned_offset: usize, align: usize) -> Result<Self> {
+    pub fn shared_aligned(
+        fd: BorrowedFd<'_>,
+        len: usize,
+        aligned_offset: usize,
+        align: usize,
+    ) -> Result<Self> {
         debug_assert!(align.is_power_of_two() && align >= PAGE);
         let span = len
             .checked_add(align)
             .ok_or_else(|| Error::Bootstrap(format!("job file of {len} bytes too large to map")))?;
         // SAFETY: a fresh reservation at an address the kernel picks aliases no Rust object.
         let reserved = unsafe {
-            mmap_anonymous(std::ptr::null_mut(), span, ProtFlags::empty(), MapFlags::PRIVATE | MapFlags::NORESERVE)
+            mmap_anonymous(
+                std::ptr::null_mut(),
+                span,
+                ProtFlags::empty(),
+                MapFlags::PRIVATE | MapFlags::NORESERVE,
+            )
         }
         .map_err(|e| Error::Bootstrap(format!("reserving {span} bytes of address space: {e}")))?;
         let lo = reserved as usize;

@@ -170,7 +170,8 @@ impl Net {
                 blob.bytes(&[]);
                 continue;
             }
-            let region = MemRegion::map(&context, addr, len).map_err(|e| boot_err("registering memory", e))?;
+            let region =
+                MemRegion::map(&context, addr, len).map_err(|e| boot_err("registering memory", e))?;
             blob.bytes(&region.pack_rkey().map_err(|e| boot_err("packing a remote key", e))?);
             mapped.push(region);
         }
@@ -184,7 +185,8 @@ impl Net {
                 continue;
             }
             let data = pmix.get_bytes(pe as u32, NET_KEY).map_err(|e| boot_err("PMIx get", e))?;
-            let bad = || Error::Bootstrap(format!("network transport: PE {pe} published a malformed address"));
+            let bad =
+                || Error::Bootstrap(format!("network transport: PE {pe} published a malformed address"));
             let mut r = Reader(&data);
             let ep = Endpoint::connect(&worker, r.bytes().ok_or_else(bad)?)
                 .map_err(|e| boot_err(&format!("connecting to PE {pe}"), e))?;
@@ -197,7 +199,8 @@ impl Net {
                 let packed = r.bytes().ok_or_else(bad)?;
                 if !packed.is_empty() {
                     rkey[k] = Some(
-                        RemoteKey::unpack(&ep, packed).map_err(|e| boot_err(&format!("remote key of PE {pe}"), e))?,
+                        RemoteKey::unpack(&ep, packed)
+                            .map_err(|e| boot_err(&format!("remote key of PE {pe}"), e))?,
                     );
                 }
             }
@@ -205,7 +208,15 @@ impl Net {
         }
         let busy = Arc::new(AtomicU32::new(0));
         let progress = ProgressThread::start(worker.clone(), on_activity.clone(), busy.clone(), my_pe)?;
-        Ok(Net { peers, busy, on_activity, progress: Some(progress), _regions: mapped, worker, _context: context })
+        Ok(Net {
+            peers,
+            busy,
+            on_activity,
+            progress: Some(progress),
+            _regions: mapped,
+            worker,
+            _context: context,
+        })
     }
 
     /// The peer `pe` with the remote address and key of `len` bytes at `offset` of `region`.
@@ -217,9 +228,11 @@ impl Net {
         offset: usize,
         len: usize,
     ) -> Result<(&Peer, u64, &RemoteKey)> {
-        let peer = self.peers.get(pe).and_then(Option::as_ref).ok_or_else(|| {
-            net_err(routine, pe, "not a PE of another host (internal routing error)")
-        })?;
+        let peer = self
+            .peers
+            .get(pe)
+            .and_then(Option::as_ref)
+            .ok_or_else(|| net_err(routine, pe, "not a PE of another host (internal routing error)"))?;
         let k = region as usize;
         let end = offset.checked_add(len).ok_or_else(|| net_err(routine, pe, "offset overflows"))?;
         match &peer.rkey[k] {
@@ -227,7 +240,10 @@ impl Net {
             Some(_) => Err(net_err(
                 routine,
                 pe,
-                format!("{len} bytes at offset {offset} exceed its {:?} region of {} bytes", region, peer.len[k]),
+                format!(
+                    "{len} bytes at offset {offset} exceed its {:?} region of {} bytes",
+                    region, peer.len[k]
+                ),
             )),
             None => Err(net_err(routine, pe, format!("it has no {region:?} region (no static data?)"))),
         }
@@ -243,7 +259,14 @@ impl Net {
     }
 
     /// Copies `src` to `offset` of `region` on `pe`; returns when `src` may be reused.
-    pub fn put(&self, routine: &'static str, pe: usize, region: Region, offset: usize, src: &[u8]) -> Result<()> {
+    pub fn put(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        region: Region,
+        offset: usize,
+        src: &[u8],
+    ) -> Result<()> {
         if src.is_empty() {
             return Ok(());
         }
@@ -252,12 +275,26 @@ impl Net {
     }
 
     /// Writes one 64-bit word (a flag: one aligned 8-byte write).
-    pub fn put_word(&self, routine: &'static str, pe: usize, region: Region, offset: usize, value: u64) -> Result<()> {
+    pub fn put_word(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        region: Region,
+        offset: usize,
+        value: u64,
+    ) -> Result<()> {
         self.put(routine, pe, region, offset, &value.to_ne_bytes())
     }
 
     /// Copies `dst.len()` bytes from `offset` of `region` on `pe`; returns when they arrived.
-    pub fn get(&self, routine: &'static str, pe: usize, region: Region, offset: usize, dst: &mut [u8]) -> Result<()> {
+    pub fn get(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        region: Region,
+        offset: usize,
+        dst: &mut [u8],
+    ) -> Result<()> {
         if dst.is_empty() {
             return Ok(());
         }
@@ -267,7 +304,14 @@ impl Net {
 
     /// Runs `op` on the word at `offset` of `region` on `pe`; returns the old value (for
     /// `Set`, the value written).
-    pub fn amo<W: NetWord>(&self, routine: &'static str, pe: usize, region: Region, offset: usize, op: AmoOp<W>) -> Result<W> {
+    pub fn amo<W: NetWord>(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        region: Region,
+        offset: usize,
+        op: AmoOp<W>,
+    ) -> Result<W> {
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, W::BYTES)?;
         let run = |op: AtomicOp, value: W, cond: Option<W>| {
             let old = if W::BYTES == 8 {

@@ -5,10 +5,10 @@ use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use crate::bootstrap;
 use crate::ctrl::CtrlTable;
 use crate::error::{Error, Result};
 use crate::heap::SymHeap;
-use crate::bootstrap;
 use crate::job::{self, HeaderView, JobFile, Layout, Mapping};
 use crate::net::{Net, Region};
 use crate::static_data::{self, SharedStatics};
@@ -344,7 +344,9 @@ impl Runtime {
     pub fn store_slot_word(&self, routine: &'static str, pe: usize, slot: usize, word: usize, value: u64) {
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
-                if let Err(e) = net.put_word(routine, pe, Region::Ctrl, self.slot_word_offset(slot, word), value) {
+                if let Err(e) =
+                    net.put_word(routine, pe, Region::Ctrl, self.slot_word_offset(slot, word), value)
+                {
                     fatal(&e);
                 }
             }
@@ -407,7 +409,14 @@ impl Runtime {
 
     /// Copies `bytes` to `offset` of PE `pe`'s staging area of team slot `slot`: a copy on
     /// this host, a network put to another.
-    pub fn put_stage_bytes(&self, routine: &'static str, pe: usize, slot: usize, offset: usize, bytes: &[u8]) {
+    pub fn put_stage_bytes(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        slot: usize,
+        offset: usize,
+        bytes: &[u8],
+    ) {
         assert!(offset + bytes.len() <= job::STAGE_BYTES, "{routine}: staging area overflow");
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
@@ -433,11 +442,20 @@ impl Runtime {
 
     /// Words `word..word + n` of team slot `slot` on PE `pe`: loads on this host, a network get
     /// from another.
-    pub fn read_slot_words(&self, routine: &'static str, pe: usize, slot: usize, word: usize, n: usize) -> Vec<u64> {
+    pub fn read_slot_words(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        slot: usize,
+        word: usize,
+        n: usize,
+    ) -> Vec<u64> {
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
                 let mut bytes = vec![0u8; n * 8];
-                if let Err(e) = net.get(routine, pe, Region::Ctrl, self.slot_word_offset(slot, word), &mut bytes) {
+                if let Err(e) =
+                    net.get(routine, pe, Region::Ctrl, self.slot_word_offset(slot, word), &mut bytes)
+                {
                     fatal(&e);
                 }
                 bytes.chunks_exact(8).map(|c| u64::from_ne_bytes(c.try_into().expect("8 bytes"))).collect()

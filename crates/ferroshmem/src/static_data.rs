@@ -80,7 +80,12 @@ impl SharedStatics {
     /// Moves this PE's segment into the job file and maps the copy of every PE for which
     /// `is_local` holds (the PEs of this host; the others are reached through the network
     /// and get base 0).
-    pub fn share(job: &JobFile, my_pe: usize, segment: Segment, is_local: impl Fn(usize) -> bool) -> Result<Self> {
+    pub fn share(
+        job: &JobFile,
+        my_pe: usize,
+        segment: Segment,
+        is_local: impl Fn(usize) -> bool,
+    ) -> Result<Self> {
         let layout = job.layout();
         let stride = segment.len;
         let slot = |pe: usize| layout.static_base() + pe * stride;

@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 
 use ferroshmem::job::{self, HeaderView, JobFile, Layout};
 
-const USAGE: &str = "usage: oshrun -n N [--bind-to auto|core|none] [--host LIST | --hostfile FILE] [--] program [args...]
+const USAGE: &str =
+    "usage: oshrun -n N [--bind-to auto|core|none] [--host LIST | --hostfile FILE] [--] program [args...]
   -n, -np, --npes N   number of PEs to start (default 1)
   --host LIST         run across hosts (e.g. h1:2,h2:2): hands the job to mpirun
   --hostfile FILE     the same with an Open MPI hostfile
@@ -392,6 +393,8 @@ fn hand_over_to_mpirun(args: Args) -> ExitCode {
     }
     cmd.arg(&args.program).args(&args.args);
     let err = cmd.exec();
-    eprintln!("oshrun: cannot run {mpirun} for a job across hosts: {err} (install Open MPI, or set OSHRUN_MPIRUN)");
+    eprintln!(
+        "oshrun: cannot run {mpirun} for a job across hosts: {err} (install Open MPI, or set OSHRUN_MPIRUN)"
+    );
     ExitCode::from(2)
 }

@@ -186,7 +186,8 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     if n * size > room {
         return Err(Error::AcrossHosts { routine, what: "reductions over this many PEs" });
     }
-    let nbytes = count.checked_mul(size).ok_or_else(|| Error::invalid(routine, "nreduce", "size overflows"))?;
+    let nbytes =
+        count.checked_mul(size).ok_or_else(|| Error::invalid(routine, "nreduce", "size overflows"))?;
     check_own(rt, routine, dest, nbytes)?;
     check_own(rt, routine, src, nbytes)?;
     if count == 0 {
@@ -211,14 +212,21 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         // SAFETY: every member's part landed in our staging area (synced), aligned for T
         // (page-aligned area, offsets multiples of size), and nobody writes it before the
         // next collective's first sync.
-        let parts = |i: usize| unsafe { std::slice::from_raw_parts((staged + i * chunk * size) as *const T, len) };
+        let parts =
+            |i: usize| unsafe { std::slice::from_raw_parts((staged + i * chunk * size) as *const T, len) };
         acc.clear();
         acc.extend_from_slice(parts(0));
         for i in 1..n {
             combine::<T, O>(&mut acc, parts(i));
         }
         // SAFETY: our own checked destination; our source part was sent already.
-        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr() as *const u8, (dest + lo * size) as *mut u8, len * size) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                acc.as_ptr() as *const u8,
+                (dest + lo * size) as *mut u8,
+                len * size,
+            )
+        };
         lo += len;
     }
     Ok(())
