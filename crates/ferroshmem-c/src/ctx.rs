@@ -254,10 +254,10 @@ pub unsafe extern "C" fn shmem_ctx_destroy(ctx: CtxHandle) {
 
 /// `shmem_fence`/`shmem_quiet` and their context forms.
 macro_rules! ordering_routine {
-    ($($plain:ident, $ctxfn:ident);* $(;)?) => {$(
+    ($($plain:ident, $ctxfn:ident, $op:ident);* $(;)?) => {$(
         #[no_mangle]
         pub extern "C" fn $plain() {
-            Call::default(stringify!($plain)).rt.quiet();
+            Call::default(stringify!($plain)).rt.$op();
         }
 
         /// On `SHMEM_CTX_INVALID` it does nothing (OpenSHMEM 1.5: a context made on a team
@@ -269,8 +269,8 @@ macro_rules! ordering_routine {
                 return;
             }
             // SAFETY: the C caller passes a context handle.
-            unsafe { Call::on(ctx, stringify!($ctxfn)) }.rt.quiet();
+            unsafe { Call::on(ctx, stringify!($ctxfn)) }.rt.$op();
         }
     )*};
 }
-ordering_routine!(shmem_fence, shmem_ctx_fence; shmem_quiet, shmem_ctx_quiet);
+ordering_routine!(shmem_fence, shmem_ctx_fence, fence; shmem_quiet, shmem_ctx_quiet, quiet);

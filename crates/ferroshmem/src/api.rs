@@ -82,7 +82,7 @@ impl Shmem {
 
     /// Orders this PE's puts to each PE.
     pub fn fence(&self) {
-        self.rt.quiet()
+        self.rt.fence()
     }
 
     /// Collectively allocates `len` zeroed elements on every PE. Every PE must call it with the

@@ -357,9 +357,9 @@ impl LockWord {
             return Err(Error::invalid(routine, "lock", "lock variable is not 8-byte aligned"));
         }
         Ok(match rt.target(routine, lock as usize, 8, LOCK_PE)? {
-            // SAFETY: `target` checked the word is mapped symmetric memory (never unmapped);
-            // aligned (checked above; mappings are page aligned).
             crate::runtime::Target::Mapped(addr) => {
+                // SAFETY: `target` checked the word is mapped symmetric memory (never
+                // unmapped); aligned (checked above; mappings are page aligned).
                 LockWord::Mapped(unsafe { AtomicU64::from_ptr(addr as *mut u64) })
             }
             crate::runtime::Target::Net { region, offset, .. } => LockWord::Net { region, offset },
