@@ -75,7 +75,7 @@ pub unsafe fn amo<W: AmoWord>(
     op: AmoOp<W>,
 ) -> Result<W> {
     let size = std::mem::size_of::<W>();
-    if (dest as usize) % size != 0 {
+    if !(dest as usize).is_multiple_of(size) {
         return Err(Error::invalid(
             routine,
             "dest",

@@ -353,7 +353,7 @@ enum LockWord {
 
 impl LockWord {
     fn of(rt: &Runtime, routine: &'static str, lock: *const i64) -> Result<Self> {
-        if (lock as usize) % 8 != 0 {
+        if !(lock as usize).is_multiple_of(8) {
             return Err(Error::invalid(routine, "lock", "lock variable is not 8-byte aligned"));
         }
         Ok(match rt.target(routine, lock as usize, 8, LOCK_PE)? {

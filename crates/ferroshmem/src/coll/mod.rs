@@ -717,9 +717,10 @@ unsafe fn copy(dst: usize, src: usize, len: usize) {
 
 /// A collective of zero bytes moves nothing but still synchronises the group, as the
 /// specification says; its buffers (NULL is fine) are not looked at.
-fn sync_without_data(rt: &Runtime, g: &mut impl Group) {
+fn sync_without_data(rt: &Runtime, g: &mut impl Group) -> Result<()> {
     g.enter(rt, 0);
     g.leave(rt);
+    Ok(())
 }
 
 /// Broadcast of `nbytes` from member `root`'s `src` to every member's `dest`. With
@@ -743,7 +744,7 @@ pub fn broadcast(
         return across::broadcast(rt, g, routine, dest, src, nbytes, root, update_root);
     }
     if nbytes == 0 {
-        return Ok(sync_without_data(rt, g));
+        return sync_without_data(rt, g);
     }
     at(rt, routine, dest, nbytes, rt.my_pe)?;
     let root_src = at(rt, routine, src, nbytes, g.pe(root))?;
@@ -787,7 +788,7 @@ pub fn fcollect(
         return across::fcollect(rt, g, routine, dest, src, nbytes);
     }
     if nbytes == 0 {
-        return Ok(sync_without_data(rt, g));
+        return sync_without_data(rt, g);
     }
     let n = g.n();
     at(rt, routine, dest, nbytes * n, rt.my_pe)?;
@@ -894,7 +895,7 @@ pub fn alltoalls(
         };
     }
     if nelems == 0 || elem == 0 {
-        return Ok(sync_without_data(rt, g));
+        return sync_without_data(rt, g);
     }
     let extent = |stride: usize| ((n * nelems - 1) * stride + 1) * elem;
     at(rt, routine, dest, extent(dst), rt.my_pe)?;
@@ -1047,7 +1048,7 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     let nbytes = count * size;
     let align = std::mem::align_of::<T>();
     if count == 0 {
-        return Ok(sync_without_data(rt, g));
+        return sync_without_data(rt, g);
     }
     if !dest.is_multiple_of(align) || !src.is_multiple_of(align) {
         return Err(Error::invalid(routine, "dest/source", "not aligned for the element type"));
