@@ -318,9 +318,12 @@ mod imp {
     }
 
     impl MemRegion {
-        /// Registers `len` bytes of existing memory at `addr`. The memory must stay mapped
-        /// while the region lives.
-        pub fn map(context: &Context, addr: usize, len: usize) -> Result<MemRegion> {
+        /// Registers `len` bytes of existing memory at `addr`, so that peers can write it.
+        ///
+        /// # Safety
+        /// The memory must stay mapped while the region lives, and nothing in this process
+        /// may rely on it not changing: peers write it at any time.
+        pub unsafe fn map(context: &Context, addr: usize, len: usize) -> Result<MemRegion> {
             let mut m = std::ptr::null_mut();
             // SAFETY: registering does not touch the bytes; the caller keeps them mapped.
             crate::check("ucp_mem_map", unsafe {
@@ -467,7 +470,9 @@ mod imp {
         }
     }
     impl MemRegion {
-        pub fn map(_: &Context, _: usize, _: usize) -> Result<MemRegion> {
+        /// # Safety
+        /// As the real one.
+        pub unsafe fn map(_: &Context, _: usize, _: usize) -> Result<MemRegion> {
             Err(Error::Unavailable)
         }
         pub fn pack_rkey(&self) -> Result<Vec<u8>> {

@@ -170,8 +170,10 @@ impl Net {
                 blob.bytes(&[]);
                 continue;
             }
-            let region =
-                MemRegion::map(&context, addr, len).map_err(|e| boot_err("registering memory", e))?;
+            // SAFETY: the regions are this PE's control block, heap and static data, mapped
+            // for the life of the process and written by other PEs by design.
+            let region = unsafe { MemRegion::map(&context, addr, len) }
+                .map_err(|e| boot_err("registering memory", e))?;
             blob.bytes(&region.pack_rkey().map_err(|e| boot_err("packing a remote key", e))?);
             mapped.push(region);
         }

@@ -401,7 +401,7 @@ impl Runtime {
 
     /// Word `i` of this PE's staging area of team slot `slot`.
     pub fn read_stage_word(&self, slot: usize, i: usize) -> u64 {
-        assert!((i + 1) * 8 <= job::STAGE_BYTES);
+        assert!(i < job::STAGE_BYTES / 8, "word {i} is past the staging area");
         // SAFETY: inside this PE's mapped staging area (checked above), 8-byte aligned (the
         // area is page aligned); the caller read it after a sync, nobody writes it meanwhile.
         unsafe { std::ptr::read_volatile((self.stage_addr(slot) + i * 8) as *const u64) }
@@ -417,7 +417,10 @@ impl Runtime {
         offset: usize,
         bytes: &[u8],
     ) {
-        assert!(offset + bytes.len() <= job::STAGE_BYTES, "{routine}: staging area overflow");
+        assert!(
+            offset.checked_add(bytes.len()).is_some_and(|end| end <= job::STAGE_BYTES),
+            "{routine}: staging area overflow"
+        );
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
                 let at = self.stage_addr(slot) - self.my_ctrl + offset;
