@@ -37,7 +37,7 @@ pub const DEFAULT_HEAP_SIZE: usize = 512 << 20;
 pub const DEFAULT_TEAM_SLOTS: usize = 8192;
 
 const MAGIC: u64 = 0x4645_5252_4f53_484d; // "FERROSHM"
-const LAYOUT_VERSION: u32 = 4;
+const LAYOUT_VERSION: u32 = 5;
 /// Granule of the big regions: a huge-page multiple keeps heaps well aligned.
 const REGION_ALIGN: usize = 2 << 20;
 /// Page size assumed for mapping granularity (checked at runtime against sysconf).
@@ -46,8 +46,15 @@ pub const PAGE: usize = 4096;
 pub const CTRL_BASE: usize = PAGE;
 /// Words of a team slot before its mailboxes: sync flags (0..32), central sync (32, 40),
 /// checked-mode arguments (48..64), collective flags (64..80), the eager scratch ring
-/// (128..256) and the central mailbox (256..384) (see `coll`).
-pub const SLOT_FIXED_WORDS: usize = 384;
+/// (128..256), the central mailbox (256..384) (see `coll`), and the words of teams across
+/// hosts (384..512, [`SLOT_HOST_WORDS`]).
+pub const SLOT_FIXED_WORDS: usize = 512;
+/// First slot word of the region used only by teams whose members span hosts (see
+/// `coll::hier`): a count of local members done with a collective, then one flag per host
+/// group. Nothing but epochs (and epoch-tagged counts) is ever written there, by any team: a
+/// new team on the slot starts above every epoch its members' slots have seen, so a word left
+/// by an older team never looks like a new team's signal.
+pub const SLOT_HOST_WORDS: usize = 384;
 /// Bytes of a team slot's staging area on each PE (after all the slots of its control
 /// block): where oversubscribed collectives of medium payloads stage their data, so that they
 /// need one sync rather than two (see `coll`). Untouched pages cost nothing (the job file is

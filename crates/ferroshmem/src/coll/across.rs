@@ -10,14 +10,19 @@
 //! meeting place (collect's counts, reductions' blocks) go to the members' staging areas of
 //! the team's slot, which the network reaches as part of each PE's control block.
 //!
-//! They are correct for any team and any placement of its members; the hierarchical forms
-//! (shared memory within a host, one leader per host between hosts) are still to come.
+//! A team whose members span a few hosts (up to `hier::MAX_GROUPS`) takes the hierarchical
+//! forms of `hier` instead (shared memory within a host, leaders between hosts) for sync,
+//! broadcast, fcollect, contiguous alltoall and reductions; the flat forms here serve collect,
+//! strided alltoalls and teams over more hosts. They are correct for any team and any
+//! placement of its members.
 #![allow(unsafe_code)]
 
-use super::{combine, Group, ReduceOp};
+use super::{combine, hier, Group, ReduceOp};
 use crate::error::{Error, Result};
 use crate::job::STAGE_BYTES;
 use crate::runtime::Runtime;
+use crate::team::host_groups::HostGroups;
+use crate::team::TeamInner;
 
 /// Puts `len` bytes from local `src` to the symmetric `dest` of world PE `pe`.
 fn put(rt: &Runtime, routine: &'static str, pe: usize, dest: usize, src: usize, len: usize) -> Result<()> {
@@ -30,6 +35,12 @@ fn put(rt: &Runtime, routine: &'static str, pe: usize, dest: usize, src: usize, 
 /// same addresses, so every member gets the same answer before anything moves).
 fn check_own(rt: &Runtime, routine: &'static str, addr: usize, len: usize) -> Result<()> {
     rt.target(routine, addr, len, rt.my_pe as i64).map(|_| ())
+}
+
+/// The team and its host groups, when the collective is hierarchical.
+fn hierarchical<'g>(rt: &Runtime, g: &'g impl Group) -> Option<(&'g TeamInner, &'g HostGroups)> {
+    let team = g.team()?;
+    team.host_groups(rt).map(|groups| (team, groups))
 }
 
 /// The team slot whose staging areas this collective may use.
@@ -49,6 +60,9 @@ pub(super) fn broadcast(
     root: usize,
     update_root: bool,
 ) -> Result<()> {
+    if let Some((team, groups)) = hierarchical(rt, g) {
+        return hier::broadcast(rt, team, groups, routine, dest, src, nbytes, root, update_root);
+    }
     check_own(rt, routine, dest, nbytes)?;
     check_own(rt, routine, src, nbytes)?;
     g.network_sync(rt, routine)?;
@@ -70,6 +84,9 @@ pub(super) fn fcollect(
     src: usize,
     nbytes: usize,
 ) -> Result<()> {
+    if let Some((team, groups)) = hierarchical(rt, g) {
+        return hier::fcollect(rt, team, groups, routine, dest, src, nbytes);
+    }
     let n = g.n();
     let total = nbytes.checked_mul(n).ok_or_else(|| Error::invalid(routine, "nelems", "size overflows"))?;
     check_own(rt, routine, dest, total)?;
@@ -141,6 +158,14 @@ pub(super) fn alltoalls(
     sst: usize,
     nelems: usize,
 ) -> Result<()> {
+    if dst == 1 && sst == 1 {
+        if let Some((team, groups)) = hierarchical(rt, g) {
+            let block = nelems
+                .checked_mul(elem)
+                .ok_or_else(|| Error::invalid(routine, "nelems", "size overflows"))?;
+            return hier::alltoall(rt, team, groups, routine, dest, src, block);
+        }
+    }
     let n = g.n();
     let extent = |stride: usize| {
         n.checked_mul(nelems)
@@ -179,6 +204,9 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     src: usize,
     count: usize,
 ) -> Result<()> {
+    if let Some((team, groups)) = hierarchical(rt, g) {
+        return hier::reduce::<T, O>(rt, team, groups, routine, dest, src, count);
+    }
     let slot = staging_slot(g, routine)?;
     let size = std::mem::size_of::<T>();
     let n = g.n();

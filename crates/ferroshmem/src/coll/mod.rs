@@ -36,6 +36,7 @@
 
 mod across;
 pub mod api;
+pub(crate) mod hier;
 pub mod ops;
 
 use std::sync::atomic::{fence, AtomicU64, Ordering};
@@ -96,7 +97,7 @@ pub const STAGE_RING_BYTES: usize = STAGE_TAGS - STAGE_RING;
 pub const STAGED_BROADCAST_BYTES: usize = STAGE_RING_BYTES / 2 / 64 * 64;
 const _: () = assert!(SCRATCH_WORDS >= 4 * EAGER_WORDS);
 const _: () = assert!(W_SCRATCH + SCRATCH_WORDS <= W_CENTRAL);
-const _: () = assert!(W_CENTRAL + CENTRAL_WORDS <= crate::job::SLOT_FIXED_WORDS);
+const _: () = assert!(W_CENTRAL + CENTRAL_WORDS <= crate::job::SLOT_HOST_WORDS);
 
 /// A copy of one eager payload, aligned for every reducible type (long double: 16 bytes).
 #[derive(Debug, Clone, Copy)]
@@ -147,6 +148,10 @@ pub trait Group {
     }
     /// The team slot whose staging areas a collective across hosts may use (teams only).
     fn staging_slot(&self) -> Option<usize> {
+        None
+    }
+    /// The team, for a team collective (an active set has none).
+    fn team(&self) -> Option<&TeamInner> {
         None
     }
     /// Waits until member `i` has entered; returns the word it published.
@@ -325,6 +330,10 @@ impl Group for TeamGroup<'_> {
 
     fn staging_slot(&self) -> Option<usize> {
         Some(self.team.slot)
+    }
+
+    fn team(&self) -> Option<&TeamInner> {
+        Some(self.team)
     }
 
     #[inline]

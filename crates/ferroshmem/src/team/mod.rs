@@ -12,17 +12,19 @@
 
 pub mod agree;
 pub mod checked;
+pub mod host_groups;
 pub mod pe_set;
 pub mod slots;
 pub mod unique;
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 use agree::{Agreed, SlotAgreement};
 use checked::Signature;
+use host_groups::HostGroups;
 use pe_set::{check_triplet, PeSet};
 use slots::SlotTable;
 
@@ -119,6 +121,12 @@ pub struct TeamInner {
     entered_floor: AtomicU64,
     /// Central mailbox exchanges on this team so far (which half of the mailbox is next).
     central_exchanges: AtomicU64,
+    /// The team's host groups when its members span hosts and the hierarchical collectives
+    /// apply (see [`TeamInner::host_groups`]); computed at first use.
+    host_groups: OnceLock<Option<HostGroups>>,
+    /// Exchanges through staging areas between hosts so far (which half of the staging area
+    /// is next, see `coll::hier`).
+    leader_chunks: AtomicU64,
 }
 
 impl TeamInner {
@@ -142,6 +150,8 @@ impl TeamInner {
             destroyed: AtomicBool::new(false),
             entered_floor: AtomicU64::new(0),
             central_exchanges: AtomicU64::new(0),
+            host_groups: OnceLock::new(),
+            leader_chunks: AtomicU64::new(0),
         }
     }
 
@@ -207,7 +217,36 @@ impl TeamInner {
     #[inline]
     pub fn sync_unchecked(&self, rt: &Runtime) {
         let epoch = self.next_epoch();
+        if let Some(groups) = self.host_groups(rt) {
+            return crate::coll::hier::sync(rt, self, groups, epoch);
+        }
         rt.team_sync(self.slot, self.pes.size(), self.my_index, |i| self.pes.world_pe(i), epoch);
+    }
+
+    /// The team's host groups, when its members span hosts and there are at most
+    /// [`crate::coll::hier::MAX_GROUPS`] of them: then its syncs and collectives are
+    /// hierarchical (`coll::hier`). `None` for a team within one host (the shared-memory
+    /// algorithms, unchanged) and for a team over more hosts (the flat algorithms of
+    /// `coll::across`). The same answer on every member.
+    #[inline]
+    pub fn host_groups(&self, rt: &Runtime) -> Option<&HostGroups> {
+        if rt.net().is_none() {
+            return None;
+        }
+        self.host_groups
+            .get_or_init(|| {
+                let n = self.pes.size();
+                let groups = HostGroups::new(n, self.my_index, |i| rt.topology.host_of(self.pes.world_pe(i)));
+                (groups.len() > 1 && groups.len() <= crate::coll::hier::MAX_GROUPS).then_some(groups)
+            })
+            .as_ref()
+    }
+
+    /// Takes the numbers of the next `k` exchanges through staging areas between hosts (see
+    /// `coll::hier`); returns the first. Every member takes the same numbers.
+    #[inline]
+    pub fn take_staged_exchanges(&self, k: u64) -> u64 {
+        self.leader_chunks.fetch_add(k, Ordering::Relaxed)
     }
 }
 

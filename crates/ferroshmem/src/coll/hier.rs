@@ -1,0 +1,601 @@
+//! Syncs and collectives of teams whose members span hosts, in two levels: shared memory
+//! among the members of one host, the network only between hosts, and there (alltoall
+//! excepted) only between the *leaders* of the hosts (a host's first member in team order,
+//! see `team::host_groups`). A team within one host never comes here.
+//!
+//! Within a host a collective meets at a *hub* (the host's leader; in a broadcast, the root on
+//! the root's host) through three words of the hub's team slot: the local members' arrivals
+//! (`CENTRAL_ARRIVALS`, a tagged count), the hub's release (`CENTRAL_RELEASE`, an epoch) and
+//! the local members that are done reading the hub's buffers ([`W_DONE`], a tagged count: the
+//! hub returns only then, so that its buffers may be reused on return).
+//!
+//! Between hosts a leader writes data with puts, then a fence, then raises its group's *flag*
+//! on the receiver ([`W_FLAGS`] + its group number) to the collective's epoch
+//! (`epoch << CHUNK_BITS | step`). A flag word is written only by one group's leader, whose
+//! fence orders each flag after the data and after its earlier flags, so flags only grow and
+//! "flag >= value" means "everything of this collective (and step) from that group has
+//! landed". Flags live in the slot's words for teams across hosts (`job::SLOT_HOST_WORDS`),
+//! where only epochs are ever written.
+//!
+//! Nothing is written into another PE's destination before that PE has entered the
+//! collective (programs reuse a destination in back-to-back collectives, as on one host):
+//! within a host a writer waits for the owner's [`W_ENTER`](super::W_ENTER); between hosts
+//! payloads that fit go into the receiver's *staging area* instead, and larger ones wait for
+//! the receiving leaders' "entered" flags (one more network step). Staging areas alternate two
+//! halves with the team's count of staged exchanges, which every member counts alike. Every
+//! staged exchange is all-to-all among the leaders, and a leader sends its part of exchange k
+//! only after its host's members entered the operation of exchange k and after it received
+//! every other leader's part of exchange k - 1; each of those was sent after the sender's
+//! host entered exchange k - 1, that is after every PE there had finished reading exchange
+//! k - 2: the last one to use the half that exchange k overwrites.
+#![allow(unsafe_code)]
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{combine, copy, ReduceOp, W_ENTER};
+use crate::error::{Error, Result};
+use crate::job::{SLOT_FIXED_WORDS, SLOT_HOST_WORDS, STAGE_BYTES};
+use crate::runtime::{add_to_tagged_count, tagged_count, Runtime, CENTRAL_ARRIVALS, CENTRAL_RELEASE};
+use crate::team::host_groups::HostGroups;
+use crate::team::TeamInner;
+
+/// Slot word of a hub counting the local members done reading its buffers (tagged count).
+const W_DONE: usize = SLOT_HOST_WORDS;
+/// First of the flag words, one per host group of the team (see the module documentation).
+const W_FLAGS: usize = SLOT_HOST_WORDS + 8;
+/// Most host groups a team can have for the hierarchical algorithms (one flag word each);
+/// teams over more hosts take the flat ones of `coll::across`.
+pub const MAX_GROUPS: usize = SLOT_FIXED_WORDS - W_FLAGS;
+/// Bits of a flag value below the epoch: the chunk of a reduction.
+const CHUNK_BITS: u32 = 28;
+/// Up to this many host leaders meet directly (each signals each: one network step); more
+/// meet by dissemination (ceil(log2 L) steps).
+const DIRECT_LEADERS: usize = 8;
+/// Bytes of a leader's staging area used by reductions: two halves, each holding one chunk
+/// from every group.
+const STAGE_HALF: usize = STAGE_BYTES / 2;
+
+/// One hierarchical operation as this PE takes part in it.
+struct Op<'a> {
+    rt: &'a Runtime,
+    team: &'a TeamInner,
+    groups: &'a HostGroups,
+    routine: &'static str,
+    epoch: u64,
+}
+
+impl<'a> Op<'a> {
+    /// The team's next collective operation.
+    fn new(rt: &'a Runtime, team: &'a TeamInner, groups: &'a HostGroups, routine: &'static str) -> Self {
+        Op { rt, team, groups, routine, epoch: team.next_epoch() }
+    }
+
+    fn pe(&self, i: usize) -> usize {
+        self.team.pes.world_pe(i)
+    }
+
+    /// World PE of group `g`'s leader.
+    fn leader_of(&self, g: usize) -> usize {
+        self.pe(self.groups.leader(g))
+    }
+
+    /// World PE of this host's leader.
+    fn my_leader(&self) -> usize {
+        self.leader_of(self.groups.mine())
+    }
+
+    fn is_leader(&self) -> bool {
+        self.groups.leader(self.groups.mine()) == self.team.my_index
+    }
+
+    /// The other members of this host.
+    fn local_others(&self) -> u64 {
+        self.groups.members(self.groups.mine()).len() as u64 - 1
+    }
+
+    /// Word `w` of the team's slot on `pe`, a PE of this host.
+    fn word(&self, pe: usize, w: usize) -> &'a AtomicU64 {
+        &self.rt.ctrl.slot(pe, self.team.slot)[w]
+    }
+
+    fn flag_value(&self, chunk: u64) -> u64 {
+        (self.epoch << CHUNK_BITS) | chunk
+    }
+
+    /// Tells `hub` that this PE entered: its source is ready, or its part is written.
+    fn arrive(&self, hub: usize) {
+        add_to_tagged_count(self.word(hub, CENTRAL_ARRIVALS), self.epoch);
+        self.rt.notify(hub);
+    }
+
+    /// On a hub: waits until `count` local members have arrived.
+    fn wait_arrivals(&self, count: u64) {
+        self.wait_count(CENTRAL_ARRIVALS, count);
+    }
+
+    fn wait_count(&self, w: usize, count: u64) {
+        if count == 0 {
+            return;
+        }
+        let (me, want) = (self.rt.my_pe, tagged_count(self.epoch, count));
+        let word = self.word(me, w);
+        self.rt.wait_until(me, || word.load(Ordering::Acquire) >= want);
+    }
+
+    /// On a hub: lets the local members go on (what they wait for is in place).
+    fn release(&self) {
+        self.word(self.rt.my_pe, CENTRAL_RELEASE).store(self.epoch, Ordering::Release);
+        self.rt.notify(self.rt.my_pe);
+    }
+
+    fn wait_release(&self, hub: usize) {
+        let (word, e) = (self.word(hub, CENTRAL_RELEASE), self.epoch);
+        self.rt.wait_until(hub, || word.load(Ordering::Acquire) >= e);
+    }
+
+    /// Tells `hub` that this PE no longer reads its buffers.
+    fn done(&self, hub: usize) {
+        add_to_tagged_count(self.word(hub, W_DONE), self.epoch);
+        self.rt.notify(hub);
+    }
+
+    /// On a hub: waits until every other local member is done with its buffers.
+    fn wait_done(&self) {
+        self.wait_count(W_DONE, self.local_others());
+    }
+
+    /// Raises this group's flag on world PE `pe` (of another host) to `value`. The caller
+    /// fenced after the data that the flag announces.
+    fn signal(&self, pe: usize, value: u64) {
+        self.rt.store_slot_word(self.routine, pe, self.team.slot, W_FLAGS + self.groups.mine(), value);
+    }
+
+    /// Waits until group `g`'s flag on `owner` (a PE of this host) reaches `value`.
+    fn wait_flag(&self, owner: usize, g: usize, value: u64) {
+        let word = self.word(owner, W_FLAGS + g);
+        self.rt.wait_until(owner, || word.load(Ordering::Acquire) >= value);
+    }
+
+    /// Publishes that this PE entered the collective: members of this host may now write into
+    /// its destination.
+    fn enter(&self) {
+        self.word(self.rt.my_pe, W_ENTER).store(self.epoch, Ordering::Release);
+        self.rt.notify(self.rt.my_pe);
+    }
+
+    /// Waits until `pe` (of this host) has entered the collective.
+    fn wait_entered(&self, pe: usize) {
+        let (word, e) = (self.word(pe, W_ENTER), self.epoch);
+        self.rt.wait_until(pe, || word.load(Ordering::Acquire) >= e);
+    }
+
+    /// Waits until every other group's flag on this PE reaches `value`.
+    fn wait_flags(&self, value: u64) {
+        for g in self.groups.others() {
+            self.wait_flag(self.rt.my_pe, g, value);
+        }
+    }
+
+    /// Raises this group's flag to `value` on every other group's leader.
+    fn signal_leaders(&self, value: u64) {
+        for g in self.groups.others() {
+            self.signal(self.leader_of(g), value);
+        }
+    }
+
+    /// Where `len` bytes of the local symmetric object at `addr` are mapped for `pe`, a PE of
+    /// this host.
+    fn mapped(&self, addr: usize, len: usize, pe: usize) -> Result<usize> {
+        if len == 0 {
+            return Ok(addr);
+        }
+        self.rt.remote_addr(addr, len, pe).ok_or(Error::NotSymmetric { routine: self.routine, addr, len })
+    }
+
+    /// Puts `len` bytes from local memory at `src` to the symmetric `dest` of world PE `pe`.
+    fn put(&self, pe: usize, dest: usize, src: usize, len: usize) -> Result<()> {
+        // SAFETY: `src` is readable for `len` bytes (the caller's checked buffer or a local
+        // member's, mapped here); `dest` is checked to be symmetric by the put itself.
+        unsafe { crate::rma::put(self.rt, self.routine, dest as *mut u8, src as *const u8, len, pe as i64) }
+    }
+
+    /// The leaders meet: returns once every leader has called it for this epoch (and so, in a
+    /// sync, every member has arrived). Flags after a fence, so they follow this PE's earlier
+    /// traffic.
+    fn leaders_meet(&self) {
+        let l = self.groups.len();
+        self.rt.fence();
+        if l <= DIRECT_LEADERS {
+            let v = self.flag_value(0);
+            for g in self.groups.others() {
+                self.signal(self.leader_of(g), v);
+            }
+            for g in self.groups.others() {
+                self.wait_flag(self.rt.my_pe, g, v);
+            }
+            return;
+        }
+        // Dissemination over the leaders, in the sync words of the slot (epochs only).
+        let me = self.groups.mine();
+        let (mut dist, mut round) = (1usize, 0usize);
+        while dist < l {
+            let to = self.leader_of((me + dist) % l);
+            self.rt.store_slot_word(self.routine, to, self.team.slot, round, self.epoch);
+            let (flag, e) = (self.word(self.rt.my_pe, round), self.epoch);
+            self.rt.wait_until(self.rt.my_pe, || flag.load(Ordering::Acquire) >= e);
+            dist <<= 1;
+            round += 1;
+            self.rt.fence();
+        }
+    }
+}
+
+/// Checks that this PE's own `len` bytes at `addr` are symmetric (every member passes the same
+/// addresses, so all get the same answer before anything moves).
+fn check_own(rt: &Runtime, routine: &'static str, addr: usize, len: usize) -> Result<()> {
+    rt.target(routine, addr, len, rt.my_pe as i64).map(|_| ())
+}
+
+fn total(routine: &'static str, a: usize, b: usize) -> Result<usize> {
+    a.checked_mul(b).ok_or_else(|| Error::invalid(routine, "nelems", "size overflows"))
+}
+
+/// Team sync: the members of each host arrive at their leader, the leaders meet, each leader
+/// releases its host. Every member first completes its own network operations (quiet), so the
+/// sync orders them as it orders stores on one host.
+pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u64) {
+    rt.quiet();
+    let op = Op { rt, team, groups, routine: "shmem_team_sync", epoch };
+    if !op.is_leader() {
+        let leader = op.my_leader();
+        op.arrive(leader);
+        op.wait_release(leader);
+        return;
+    }
+    op.wait_arrivals(op.local_others());
+    op.leaders_meet();
+    op.release();
+}
+
+/// Broadcast: on the root's host the root is the hub, and its host's leader sends. Every other
+/// host's leader says that it entered (its destination is free); the sending leader puts the
+/// root's source into each entered leader's destination and raises its flag there; the members
+/// of that host copy from their leader's destination once the flag is up.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn broadcast(
+    rt: &Runtime,
+    team: &TeamInner,
+    groups: &HostGroups,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+    root: usize,
+    update_root: bool,
+) -> Result<()> {
+    check_own(rt, routine, dest, nbytes)?;
+    check_own(rt, routine, src, nbytes)?;
+    if nbytes == 0 {
+        team.sync_unchecked(rt);
+        return Ok(());
+    }
+    let op = Op::new(rt, team, groups, routine);
+    let root_group = groups.group_of(root);
+    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
+    let send = |from: usize| -> Result<()> {
+        for g in groups.others() {
+            op.wait_flag(op.rt.my_pe, g, entered);
+            op.put(op.leader_of(g), dest, from, nbytes)?;
+        }
+        op.rt.fence();
+        op.signal_leaders(landed);
+        Ok(())
+    };
+    if groups.mine() != root_group {
+        let leader = op.my_leader();
+        if op.is_leader() {
+            rt.fence();
+            op.signal(op.leader_of(root_group), entered);
+        }
+        op.wait_flag(leader, root_group, landed);
+        if op.is_leader() {
+            op.wait_done();
+        } else {
+            let from = op.mapped(dest, nbytes, leader)?;
+            // SAFETY: the leader's destination holds the data (its flag is up) and stays
+            // unchanged until we are done; ours is written by us alone.
+            unsafe { copy(dest, from, nbytes) };
+            op.done(leader);
+        }
+        return Ok(());
+    }
+    let root_pe = op.pe(root);
+    if team.my_index == root {
+        if update_root {
+            // SAFETY: the caller's checked buffers (equal, or not overlapping).
+            unsafe { copy(dest, src, nbytes) };
+        }
+        op.release();
+        if op.is_leader() {
+            send(src)?;
+        }
+        op.wait_done();
+    } else {
+        op.wait_release(root_pe);
+        let from = op.mapped(src, nbytes, root_pe)?;
+        if op.is_leader() {
+            send(from)?;
+        }
+        // SAFETY: the root released its source, which stays unchanged until we are done.
+        unsafe { copy(dest, from, nbytes) };
+        op.done(root_pe);
+    }
+    Ok(())
+}
+
+/// fcollect: each leader copies its host's blocks (from the members' sources, once they
+/// arrived) into its destination and sends them, run by run (consecutive members), to every
+/// other leader: into their staging areas when the whole result fits half of one, else into
+/// their destinations once they entered. Once every other host's part is there, the members
+/// copy the whole result from their leader's destination.
+pub(super) fn fcollect(
+    rt: &Runtime,
+    team: &TeamInner,
+    groups: &HostGroups,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+) -> Result<()> {
+    let all = total(routine, nbytes, team.n_pes())?;
+    check_own(rt, routine, dest, all)?;
+    check_own(rt, routine, src, nbytes)?;
+    if nbytes == 0 {
+        team.sync_unchecked(rt);
+        return Ok(());
+    }
+    let op = Op::new(rt, team, groups, routine);
+    let staged = all <= STAGE_HALF;
+    let half = if staged { (team.take_staged_exchanges(1) & 1) as usize * STAGE_HALF } else { 0 };
+    let leader = op.my_leader();
+    if !op.is_leader() {
+        op.arrive(leader);
+        op.wait_release(leader);
+        let from = op.mapped(dest, all, leader)?;
+        // SAFETY: the leader's destination is complete (released) and unchanged until we are
+        // done.
+        unsafe { copy(dest, from, all) };
+        op.done(leader);
+        return Ok(());
+    }
+    op.wait_arrivals(op.local_others());
+    for &i in groups.members(groups.mine()) {
+        let from = op.mapped(src, nbytes, op.pe(i))?;
+        // SAFETY: member i arrived: its source is ready and unchanged until we release; our
+        // destination is ours.
+        unsafe { copy(dest + i * nbytes, from, nbytes) };
+    }
+    let runs = groups.runs(groups.mine());
+    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
+    if !staged {
+        op.leaders_meet();
+    }
+    for g in groups.others() {
+        for &(first, count) in &runs {
+            let at = dest + first * nbytes;
+            if staged {
+                // SAFETY: our destination, `count` blocks from `first` (checked above).
+                let bytes = unsafe { std::slice::from_raw_parts(at as *const u8, count * nbytes) };
+                rt.put_stage_bytes(routine, op.leader_of(g), team.slot, half + first * nbytes, bytes);
+            } else {
+                op.put(op.leader_of(g), at, at, count * nbytes)?;
+            }
+        }
+    }
+    rt.fence();
+    let v = if staged { entered } else { landed };
+    op.signal_leaders(v);
+    op.wait_flags(v);
+    if staged {
+        let stage = rt.stage_addr(team.slot) + half;
+        for g in groups.others() {
+            for (first, count) in groups.runs(g) {
+                // SAFETY: group g's blocks landed in our staging area (its flag is up) and stay
+                // until a later exchange; our destination is ours.
+                unsafe { copy(dest + first * nbytes, stage + first * nbytes, count * nbytes) };
+            }
+        }
+    }
+    op.release();
+    op.wait_done();
+    Ok(())
+}
+
+/// alltoall (contiguous blocks of `block` bytes): blocks for members of this host are copied
+/// straight into their destinations once they entered; each leader sends its host's blocks
+/// for another host's members to those members: into their staging areas when a whole
+/// destination fits half of one (they copy them into their destination), else into their
+/// destinations once the leaders met. A member returns once its leader released it (every
+/// local block copied, its source no longer read) and every other host's flag is up on it.
+pub(super) fn alltoall(
+    rt: &Runtime,
+    team: &TeamInner,
+    groups: &HostGroups,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    block: usize,
+) -> Result<()> {
+    let n = team.n_pes();
+    let all = total(routine, block, n)?;
+    check_own(rt, routine, dest, all)?;
+    check_own(rt, routine, src, all)?;
+    if block == 0 {
+        team.sync_unchecked(rt);
+        return Ok(());
+    }
+    let op = Op::new(rt, team, groups, routine);
+    let staged = all <= STAGE_HALF;
+    let half = if staged { (team.take_staged_exchanges(1) & 1) as usize * STAGE_HALF } else { 0 };
+    let me = team.my_index;
+    let local = groups.members(groups.mine());
+    op.enter();
+    for &j in local {
+        let pe = op.pe(j);
+        op.wait_entered(pe);
+        let to = op.mapped(dest + me * block, block, pe)?;
+        // SAFETY: member j entered, so its destination is free; block `me` of it is written
+        // by us alone; our source is the caller's checked buffer.
+        unsafe { copy(to, src + j * block, block) };
+    }
+    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
+    if op.is_leader() {
+        op.wait_arrivals(op.local_others());
+        if !staged {
+            op.leaders_meet();
+        }
+        for g in groups.others() {
+            for &i in local {
+                let from = op.mapped(src, all, op.pe(i))?;
+                for &j in groups.members(g) {
+                    if staged {
+                        // SAFETY: member i's source (arrived: ready and unchanged until we
+                        // release), block j.
+                        let bytes =
+                            unsafe { std::slice::from_raw_parts((from + j * block) as *const u8, block) };
+                        rt.put_stage_bytes(routine, op.pe(j), team.slot, half + i * block, bytes);
+                    } else {
+                        op.put(op.pe(j), dest + i * block, from + j * block, block)?;
+                    }
+                }
+            }
+        }
+        rt.fence();
+        for g in groups.others() {
+            for &j in groups.members(g) {
+                op.signal(op.pe(j), if staged { entered } else { landed });
+            }
+        }
+        op.release();
+    } else {
+        let leader = op.my_leader();
+        op.arrive(leader);
+        op.wait_release(leader);
+    }
+    op.wait_flags(if staged { entered } else { landed });
+    if staged {
+        let stage = rt.stage_addr(team.slot) + half;
+        for g in groups.others() {
+            for &i in groups.members(g) {
+                // SAFETY: member i's block landed in our staging area (its group's flag is
+                // up) and stays until a later exchange; block i of our destination is ours.
+                unsafe { copy(dest + i * block, stage + i * block, block) };
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reduction: each leader reduces its host's sources (members in team order), then the
+/// leaders exchange these partial results chunk by chunk through their staging areas and each
+/// reduces the chunks in group order (every leader the same order, so every member gets the
+/// same bits); the members copy the result from their leader's destination.
+pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
+    rt: &Runtime,
+    team: &TeamInner,
+    groups: &HostGroups,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    count: usize,
+) -> Result<()> {
+    let size = std::mem::size_of::<T>();
+    let nbytes = total(routine, count, size)?;
+    check_own(rt, routine, dest, nbytes)?;
+    check_own(rt, routine, src, nbytes)?;
+    if count == 0 {
+        team.sync_unchecked(rt);
+        return Ok(());
+    }
+    let align = std::mem::align_of::<T>();
+    if !dest.is_multiple_of(align) || !src.is_multiple_of(align) {
+        return Err(Error::invalid(routine, "dest/source", "not aligned for the element type"));
+    }
+    if dest != src && dest < src + nbytes && src < dest + nbytes {
+        return Err(Error::invalid(routine, "dest/source", "overlap without being the same object"));
+    }
+    let l = groups.len();
+    let chunk = STAGE_HALF / l / size;
+    if count.div_ceil(chunk) >= 1 << (CHUNK_BITS - 1) {
+        return Err(Error::AcrossHosts {
+            routine,
+            what: "reductions of this many elements over this many hosts",
+        });
+    }
+    let op = Op::new(rt, team, groups, routine);
+    let chunks = count.div_ceil(chunk) as u64;
+    let first = team.take_staged_exchanges(chunks);
+    let leader = op.my_leader();
+    if !op.is_leader() {
+        op.arrive(leader);
+        op.wait_release(leader);
+        let from = op.mapped(dest, nbytes, leader)?;
+        // SAFETY: the leader's destination holds the result (released) and stays unchanged
+        // until we are done; ours is written by us alone (our source was read before the
+        // release).
+        unsafe { copy(dest, from, nbytes) };
+        op.done(leader);
+        return Ok(());
+    }
+    op.wait_arrivals(op.local_others());
+    let slice = |a: usize, from: usize, len: usize| {
+        // SAFETY: mapped, aligned memory of at least `from + len` elements of T (a checked
+        // source of a member of this host, or a staged chunk); unchanged while we read it.
+        unsafe { std::slice::from_raw_parts((a + from * size) as *const T, len) }
+    };
+    let local = groups.members(groups.mine());
+    let mut part: Vec<T> = slice(op.mapped(src, nbytes, op.pe(local[0]))?, 0, count).to_vec();
+    for &i in &local[1..] {
+        combine::<T, O>(&mut part, slice(op.mapped(src, nbytes, op.pe(i))?, 0, count));
+    }
+    let mine = groups.mine();
+    let stage = rt.stage_addr(team.slot);
+    let mut acc: Vec<T> = Vec::with_capacity(chunk.min(count));
+    let (mut lo, mut c) = (0usize, 0u64);
+    while lo < count {
+        let len = chunk.min(count - lo);
+        let half = ((first + c) & 1) as usize * STAGE_HALF;
+        // SAFETY: `part` holds `count` initialised elements; plain bytes of them.
+        let bytes = unsafe { std::slice::from_raw_parts(part[lo..].as_ptr() as *const u8, len * size) };
+        for g in groups.others() {
+            rt.put_stage_bytes(routine, op.leader_of(g), team.slot, half + mine * chunk * size, bytes);
+        }
+        rt.fence();
+        let v = op.flag_value(c);
+        for g in groups.others() {
+            op.signal(op.leader_of(g), v);
+        }
+        for g in groups.others() {
+            op.wait_flag(rt.my_pe, g, v);
+        }
+        let theirs = |g: usize| {
+            if g == mine {
+                &part[lo..lo + len]
+            } else {
+                slice(stage + half + g * chunk * size, 0, len)
+            }
+        };
+        acc.clear();
+        acc.extend_from_slice(theirs(0));
+        for g in 1..l {
+            combine::<T, O>(&mut acc, theirs(g));
+        }
+        // SAFETY: our own checked destination; every source of this host was read above.
+        unsafe { copy(dest + lo * size, acc.as_ptr() as usize, len * size) };
+        lo += len;
+        c += 1;
+    }
+    op.release();
+    op.wait_done();
+    Ok(())
+}
