@@ -118,6 +118,9 @@ const CASES: &[Case] = &[
         ..case("tests/c/team_checked.c")
     },
     case("tests/c/coll_team.c"),
+    case("tests/c/coll_active.c"),
+    case("tests/c/coll_longdouble.c"),
+    case("tests/c/zero_length.c"),
     Case {
         stdout_as_set: Some("examples/c/team_split_2d_3d.12.out"),
         only_on: Some(&["3:4,4,4"]),
@@ -129,9 +132,13 @@ const CASES: &[Case] = &[
     rust("rust_teams", "split_2d_rows_and_columns"),
     rust("rust_teams", "nonblocking_creation_overlaps_other_collectives"),
     rust("rust_teams", "threads_run_collectives_on_different_teams_at_once"),
+    rust("rust_teams", "thousands_of_teams_and_cycles_leak_nothing"),
+    rust("rust_teams", "checked_mode_names_who_passed_what"),
+    rust("rust_teams", "team_ptr_numbers_pes_in_the_team"),
     rust("rust_coll", "every_collective_on_world_evens_reversed"),
     rust("rust_coll", "concurrent_collectives_on_rows_and_columns_from_two_threads"),
     rust("rust_coll", "eager_collectives_back_to_back"),
+    rust("rust_coll", "pushed_alltoalls_back_to_back"),
 ];
 
 impl Case {

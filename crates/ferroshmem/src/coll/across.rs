@@ -17,9 +17,8 @@
 //! placement of its members.
 #![allow(unsafe_code)]
 
-use super::{combine, hier, Group, ReduceOp};
+use super::{combine, hier, Group, ReduceOp, Staging};
 use crate::error::{Error, Result};
-use crate::job::STAGE_BYTES;
 use crate::runtime::Runtime;
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
@@ -41,11 +40,6 @@ fn check_own(rt: &Runtime, routine: &'static str, addr: usize, len: usize) -> Re
 fn hierarchical<'g>(rt: &Runtime, g: &'g impl Group) -> Option<(&'g TeamInner, &'g HostGroups)> {
     let team = g.team()?;
     team.host_groups(rt).map(|groups| (team, groups))
-}
-
-/// The team slot whose staging areas this collective may use.
-fn staging_slot(g: &impl Group, routine: &'static str) -> Result<usize> {
-    g.staging_slot().ok_or(Error::AcrossHosts { routine, what: "deprecated active-set collectives" })
 }
 
 /// broadcast: the root puts its source into every member's destination.
@@ -112,21 +106,21 @@ pub(super) fn collect(
     nbytes: usize,
     dest_cap: usize,
 ) -> Result<usize> {
-    let slot = staging_slot(g, routine)?;
+    let Staging { slot, base, len } = g.staging();
     let n = g.n();
-    if n * 8 > STAGE_BYTES {
-        return Err(Error::AcrossHosts { routine, what: "collect over more than 10240 PEs" });
+    if n * 8 > len {
+        return Err(Error::AcrossHosts { routine, what: "collect over this many PEs" });
     }
     check_own(rt, routine, src, nbytes)?;
     g.network_sync(rt, routine)?;
     let me = g.me();
     let count = (nbytes as u64).to_ne_bytes();
     for i in 0..n {
-        rt.put_stage_bytes(routine, g.pe(i), slot, me * 8, &count);
+        rt.put_stage_bytes(routine, g.pe(i), slot, base + me * 8, &count);
     }
     rt.quiet();
     g.network_sync(rt, routine)?;
-    let counts: Vec<usize> = (0..n).map(|i| rt.read_stage_word(slot, i) as usize).collect();
+    let counts: Vec<usize> = (0..n).map(|i| rt.read_stage_word(slot, base / 8 + i) as usize).collect();
     let total: usize = counts.iter().sum();
     // Every member computes the same total, so all fail together (and are in step: the
     // next collective begins with a sync).
@@ -207,10 +201,10 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     if let Some((team, groups)) = hierarchical(rt, g) {
         return hier::reduce::<T, O>(rt, team, groups, routine, dest, src, count);
     }
-    let slot = staging_slot(g, routine)?;
+    let Staging { slot, base, len: room } = g.staging();
     let size = std::mem::size_of::<T>();
     let n = g.n();
-    let room = STAGE_BYTES / 2;
+    let room = room / 2;
     if n * size > room {
         return Err(Error::AcrossHosts { routine, what: "reductions over this many PEs" });
     }
@@ -232,11 +226,11 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         let part = unsafe { std::slice::from_raw_parts((src + lo * size) as *const u8, len * size) };
         for k in 0..n {
             let i = (me + k) % n;
-            rt.put_stage_bytes(routine, g.pe(i), slot, me * chunk * size, part);
+            rt.put_stage_bytes(routine, g.pe(i), slot, base + me * chunk * size, part);
         }
         rt.quiet();
         g.network_sync(rt, routine)?;
-        let staged = rt.stage_addr(slot);
+        let staged = rt.stage_addr(slot) + base;
         // SAFETY: every member's part landed in our staging area (synced), aligned for T
         // (page-aligned area, offsets multiples of size), and nobody writes it before the
         // next collective's first sync.

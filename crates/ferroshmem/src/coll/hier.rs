@@ -32,9 +32,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{combine, copy, ReduceOp, W_ENTER};
+use super::{combine, copy, ReduceOp, HIER_STAGE_BYTES, W_ENTER};
 use crate::error::{Error, Result};
-use crate::job::{SLOT_FIXED_WORDS, SLOT_HOST_WORDS, STAGE_BYTES};
+use crate::job::{SLOT_FIXED_WORDS, SLOT_HOST_WORDS};
 use crate::runtime::{add_to_tagged_count, tagged_count, Runtime, CENTRAL_ARRIVALS, CENTRAL_RELEASE};
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
@@ -51,9 +51,9 @@ const CHUNK_BITS: u32 = 28;
 /// Up to this many host leaders meet directly (each signals each: one network step); more
 /// meet by dissemination (ceil(log2 L) steps).
 const DIRECT_LEADERS: usize = 8;
-/// Bytes of a leader's staging area used by reductions: two halves, each holding one chunk
-/// from every group.
-const STAGE_HALF: usize = STAGE_BYTES / 2;
+/// Half of the staging area that staged exchanges use (alternating halves; a reduction's half
+/// holds one chunk from every group).
+const STAGE_HALF: usize = HIER_STAGE_BYTES / 2;
 
 /// One hierarchical operation as this PE takes part in it.
 struct Op<'a> {

@@ -41,6 +41,7 @@ pub mod ops;
 
 use std::sync::atomic::{fence, AtomicU64, Ordering};
 
+use crate::atomic::AmoOp;
 use crate::error::{Error, Result};
 use crate::runtime::{add_to_tagged_count, tagged_count, Runtime, CENTRAL_COUNT_BITS};
 use crate::team::checked::Signature;
@@ -117,6 +118,25 @@ impl Default for EagerBuf {
     }
 }
 
+/// Where a collective across hosts may stage data: bytes `base..base + len` of every member's
+/// staging area of team slot `slot`.
+#[derive(Debug, Clone, Copy)]
+pub struct Staging {
+    /// The team slot.
+    pub slot: usize,
+    /// First byte.
+    pub base: usize,
+    /// Bytes.
+    pub len: usize,
+}
+
+/// Bytes at the start of a slot's staging area that the hierarchical collectives (`hier`) use;
+/// the rest of the world team's staging area serves the deprecated active sets that span
+/// hosts (which have no slot of their own). Hierarchical exchanges have no closing sync, so
+/// their part must be theirs alone; the flat collectives of `across` begin and end with a sync.
+pub const HIER_STAGE_BYTES: usize = 64 << 10;
+const _: () = assert!(HIER_STAGE_BYTES < crate::job::STAGE_BYTES);
+
 /// Reductions of at least this many bytes split the index range across the members
 /// (reduce-scatter, then each member writes its chunk to every member).
 pub const REDUCE_SCATTER_BYTES: usize = 16 << 10;
@@ -146,10 +166,8 @@ pub trait Group {
     fn network_sync(&mut self, _rt: &Runtime, routine: &'static str) -> Result<()> {
         Err(Error::AcrossHosts { routine, what: "deprecated active-set collectives" })
     }
-    /// The team slot whose staging areas a collective across hosts may use (teams only).
-    fn staging_slot(&self) -> Option<usize> {
-        None
-    }
+    /// The staging area that the flat collectives across hosts (`across`) may use.
+    fn staging(&self) -> Staging;
     /// The team, for a team collective (an active set has none).
     fn team(&self) -> Option<&TeamInner> {
         None
@@ -328,8 +346,8 @@ impl Group for TeamGroup<'_> {
         Ok(())
     }
 
-    fn staging_slot(&self) -> Option<usize> {
-        Some(self.team.slot)
+    fn staging(&self) -> Staging {
+        Staging { slot: self.team.slot, base: 0, len: crate::job::STAGE_BYTES }
     }
 
     fn team(&self) -> Option<&TeamInner> {
@@ -589,6 +607,8 @@ pub struct ActiveSet {
     size: usize,
     me: usize,
     psync: usize,
+    /// Whether the members run on more than one host.
+    spans_hosts: bool,
 }
 
 impl ActiveSet {
@@ -624,10 +644,9 @@ impl ActiveSet {
             return Err(Error::invalid(routine, "pSync", "not 8-byte aligned"));
         }
         rt.translate(routine, psync, PSYNC_WORDS * 8, rt.my_pe as i64)?;
-        if rt.spans_hosts(size as usize, |i| (start + i as i64 * stride) as usize) {
-            return Err(Error::AcrossHosts { routine, what: "deprecated active-set collectives" });
-        }
+        let spans_hosts = rt.spans_hosts(size as usize, |i| (start + i as i64 * stride) as usize);
         Ok(ActiveSet {
+            spans_hosts,
             start: start as usize,
             stride: stride as usize,
             size: size as usize,
@@ -646,6 +665,12 @@ impl ActiveSet {
 
     /// A barrier over the active set through pSync (see the type's documentation).
     pub fn barrier(&self, rt: &Runtime) {
+        if self.spans_hosts {
+            if let Err(e) = self.network_barrier(rt, "shmem_barrier") {
+                crate::runtime::fatal(&e);
+            }
+            return;
+        }
         if self.size == 1 {
             fence(Ordering::SeqCst);
             return;
@@ -670,7 +695,51 @@ impl ActiveSet {
     }
 }
 
+impl ActiveSet {
+    /// The barrier of an active set that spans hosts, through the same pSync words: the
+    /// arrivals are network fetch-adds on the first member's counter (the PEs of its host add
+    /// with hardware atomics, those of other hosts through UCX, which runs them on the owner as
+    /// atomics too), the releases stores or network puts. Each member completes its own network
+    /// operations first (quiet), so the barrier orders them.
+    fn network_barrier(&self, rt: &Runtime, routine: &'static str) -> Result<()> {
+        rt.quiet();
+        if self.size == 1 {
+            return Ok(());
+        }
+        let psync = self.psync as *const u64;
+        if self.me == 0 {
+            // SAFETY: pSync was checked symmetric and 8-byte aligned at `new`; this PE's own
+            // words are mapped here and only ever accessed atomically during a collective.
+            let counter = unsafe { &*(psync as *const AtomicU64) };
+            let want = (self.size - 1) as u64;
+            rt.wait_until(rt.my_pe, || counter.load(Ordering::Acquire) == want);
+            counter.store(0, Ordering::Relaxed);
+            for i in 1..self.size {
+                // SAFETY: pSync word 1, symmetric and aligned (checked at `new`).
+                unsafe { crate::atomic::amo(rt, routine, psync.add(1), self.pe(i) as i64, AmoOp::Set(1))? };
+            }
+        } else {
+            // SAFETY: pSync word 0, symmetric and aligned (checked at `new`).
+            unsafe { crate::atomic::amo(rt, routine, psync, self.pe(0) as i64, AmoOp::FetchAdd(1))? };
+            // SAFETY: as above, this PE's own word 1.
+            let flag = unsafe { &*(psync.add(1) as *const AtomicU64) };
+            rt.wait_until(rt.my_pe, || flag.load(Ordering::Acquire) != 0);
+            flag.store(0, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
+
 impl Group for ActiveSet {
+    fn spans_hosts(&self, _rt: &Runtime) -> bool {
+        self.spans_hosts
+    }
+    fn network_sync(&mut self, rt: &Runtime, routine: &'static str) -> Result<()> {
+        self.network_barrier(rt, routine)
+    }
+    fn staging(&self) -> Staging {
+        Staging { slot: 0, base: HIER_STAGE_BYTES, len: crate::job::STAGE_BYTES - HIER_STAGE_BYTES }
+    }
     fn n(&self) -> usize {
         self.size
     }
