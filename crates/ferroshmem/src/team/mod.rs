@@ -230,9 +230,7 @@ impl TeamInner {
     /// `coll::across`). The same answer on every member.
     #[inline]
     pub fn host_groups(&self, rt: &Runtime) -> Option<&HostGroups> {
-        if rt.net().is_none() {
-            return None;
-        }
+        rt.net()?;
         self.host_groups
             .get_or_init(|| {
                 let n = self.pes.size();
