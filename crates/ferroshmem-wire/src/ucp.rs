@@ -233,6 +233,7 @@ mod imp {
             })
         }
 
+        #[allow(clippy::too_many_arguments)]
         fn atomic(
             &self,
             op: AtomicOp,
