@@ -232,21 +232,14 @@ int main(void) {
              shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &reversed), 0);
     int xr = npes >= 6 ? 3 : 2;
     CHECK_EQ("split_2d", shmem_team_split_2d(SHMEM_TEAM_WORLD, xr, NULL, 0, &row, NULL, 0, &col), 0);
-    /* Arbitrary order: PE 0 draws the id and broadcasts it; member index (7 me + 3) mod n.
-     * (shmemx_team_init is not available in a job across hosts yet: there the arbitrary team
-     * is made by splitting the reversed world, which is strided, with a stride of -1.) */
+    /* Arbitrary order: PE 0 draws the id and broadcasts it; member index (7 me + 3) mod n. */
     static uint64_t id;
-    int one_host = shmem_team_n_pes(SHMEM_TEAM_SHARED) == npes;
-    if (one_host) {
-        if (me == 0) CHECK_EQ("uniqueid", shmemx_team_get_uniqueid(&id), 0);
-        shmem_barrier_all();
-        CHECK_EQ("broadcast id", shmem_uint64_broadcast(SHMEM_TEAM_WORLD, &id, &id, 1, 0), 0);
-        shmemx_team_config_t cfg = {0, id};
-        CHECK_EQ("team_init", shmemx_team_init(&arb, &cfg, SHMEMX_TEAM_CONFIG_UNIQUEID, npes, (7 * me + 3) % npes), 0);
-        CHECK_EQ("arb index", shmem_team_my_pe(arb), (7 * me + 3) % npes);
-    } else {
-        CHECK_EQ("split reversed again", shmem_team_split_strided(reversed, 0, 1, npes, NULL, 0, &arb), 0);
-    }
+    if (me == 0) CHECK_EQ("uniqueid", shmemx_team_get_uniqueid(&id), 0);
+    shmem_barrier_all();
+    CHECK_EQ("broadcast id", shmem_uint64_broadcast(SHMEM_TEAM_WORLD, &id, &id, 1, 0), 0);
+    shmemx_team_config_t cfg = {0, id};
+    CHECK_EQ("team_init", shmemx_team_init(&arb, &cfg, SHMEMX_TEAM_CONFIG_UNIQUEID, npes, (7 * me + 3) % npes), 0);
+    CHECK_EQ("arb index", shmem_team_my_pe(arb), (7 * me + 3) % npes);
     run_team(evens, "evens", big);
     run_team(reversed, "reversed", big);
     run_team(row, "row", big);

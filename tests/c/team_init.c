@@ -2,12 +2,13 @@
 /* Arbitrary teams (shmemx_team_get_uniqueid, shmemx_team_init[_nb]): any subset of WORLD in any
  * order; two creations with different roots and ids in flight at once (completed in the
  * opposite order); numbering, translation, sync, splits and team contexts on arbitrary teams;
- * a missing unique id fails at once; 200 init/destroy cycles leak nothing. */
+ * a missing unique id fails at once; an invalid index on one member fails on every member;
+ * 200 init/destroy cycles leak nothing. */
 #include <shmemx.h>
 
 #include "testutil.h"
 
-shmemx_team_uniqueid_t uid_a, uid_b, uid_c;
+shmemx_team_uniqueid_t uid_a, uid_b, uid_c, uid_d;
 long cells[64];
 
 /* Every PE of `t` checks that member i is world PE members[i]. */
@@ -106,6 +107,20 @@ int main(void) {
     shmem_team_t none = SHMEM_TEAM_WORLD;
     CHECK(shmemx_team_init(&none, NULL, 0, npes, me) != 0, "init without a unique id returned 0");
     CHECK(none == SHMEM_TEAM_INVALID, "init without a unique id gave a team");
+
+    /* One member passes an invalid pe_idx_in_team (the last PE: across hosts, on the last host,
+     * while the root is PE 0): every member gets the same error and no team. */
+    if (me == 0) {
+        CHECK_EQ("get_uniqueid D", shmemx_team_get_uniqueid(&uid_d), 0);
+        for (int pe = 0; pe < npes; pe++) shmem_uint64_p(&uid_d, uid_d, pe);
+    }
+    shmem_barrier_all();
+    shmemx_team_config_t cd = {.uniqueid = uid_d};
+    shmem_team_t bad = SHMEM_TEAM_WORLD;
+    CHECK_EQ("init with a bad index",
+             shmemx_team_init(&bad, &cd, SHMEMX_TEAM_CONFIG_UNIQUEID, npes, me == npes - 1 ? npes : me),
+             SHMEMX_TEAM_ERR_INVALID_ARGUMENT);
+    CHECK(bad == SHMEM_TEAM_INVALID, "a failed init gave a team");
 
     shmem_ctx_destroy(ctx);
     shmem_team_destroy(a);

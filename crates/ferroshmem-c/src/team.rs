@@ -269,7 +269,8 @@ impl Pending {
 
     /// Blocks until finished; 0 or the error code.
     fn wait(mut self, rt: &Runtime) -> c_int {
-        rt.wait_until(rt.my_pe, || self.req.poll(rt).is_some());
+        let waiter = self.req.waiter(rt);
+        core::wait_creation(rt, waiter, || self.req.poll(rt).is_some());
         self.finish(rt)
     }
 }
@@ -565,8 +566,12 @@ pub extern "C" fn shmemx_team_create_test(req: usize) -> c_int {
 pub extern "C" fn shmemx_team_create_wait(req: usize) -> c_int {
     const R: &str = "shmemx_team_create_wait";
     let rt = rt(R);
+    let waiter = requests()
+        .as_ref()
+        .and_then(|r| r.pending.get(&(req as u64)))
+        .map_or(core::Waiter::Bell(rt.my_pe), |p| p.req.waiter(rt));
     let mut out = 0;
-    rt.wait_until(rt.my_pe, || advance(rt, R, req).map(|c| out = c).is_some());
+    core::wait_creation(rt, waiter, || advance(rt, R, req).map(|c| out = c).is_some());
     out
 }
 

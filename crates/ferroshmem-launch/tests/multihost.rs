@@ -112,6 +112,7 @@ const CASES: &[Case] = &[
         ..case("tests/c/team_destroy_predefined.c")
     },
     case("tests/c/team_capacity.c"),
+    case("tests/c/team_init.c"),
     Case {
         env: &[("SHMEMX_CHECK_COLLECTIVES", "1")],
         expect_output: Some("shmem_team_split_strided on SHMEM_TEAM_WORLD: PE 0"),
@@ -133,6 +134,7 @@ const CASES: &[Case] = &[
     rust("rust_teams", "invalid_triplets_fail_on_every_pe"),
     rust("rust_teams", "split_2d_rows_and_columns"),
     rust("rust_teams", "nonblocking_creation_overlaps_other_collectives"),
+    rust("rust_teams", "arbitrary_teams_by_unique_id_two_in_flight"),
     rust("rust_teams", "threads_run_collectives_on_different_teams_at_once"),
     Case { only_on: Some(ONE_SIDED_LAYOUTS), ..rust("rust_teams", "thousands_of_teams_and_cycles_leak_nothing") },
     rust("rust_coll", "every_collective_on_world_evens_reversed"),

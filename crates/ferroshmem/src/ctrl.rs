@@ -59,7 +59,7 @@ impl CtrlTable {
         // SAFETY: records lie between the fixed head and the team slots of the PE's block
         // (Layout sizes ctrl_stride for them); only 8-byte-aligned atomics live there.
         unsafe {
-            let p = self.base.add(self.layout.ctrl_offset(pe) + CTRL_FIXED + record * words * 8)
+            let p = self.base.add(self.layout.ctrl_offset(pe) + self.layout.rdv_record_offset(record))
                 as *const AtomicU64;
             std::slice::from_raw_parts(p, words)
         }

@@ -168,6 +168,12 @@ impl Layout {
         Ok(Layout { n_pes, heap_size, team_slots, ctrl_stride, heap_base, slot_words })
     }
 
+    /// Offset, inside a control block, of rendezvous record `record` (team_init; the same on
+    /// every PE, so a PE of another host reaches a record at this offset of the `Ctrl` region).
+    pub fn rdv_record_offset(&self, record: usize) -> usize {
+        CTRL_FIXED + record * rdv_record_words(self.n_pes) * 8
+    }
+
     /// Offset, inside a control block, of the first team slot (after the rendezvous records).
     pub fn slots_offset(&self) -> usize {
         CTRL_FIXED + RDV_RECORDS * rdv_record_words(self.n_pes) * 8

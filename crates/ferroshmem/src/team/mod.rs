@@ -19,6 +19,7 @@ pub mod unique;
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
@@ -551,8 +552,20 @@ impl CreateRequest {
 
     /// Polls until finished.
     pub fn wait(mut self, rt: &Runtime) -> Result<Created> {
-        rt.wait_until(rt.my_pe, || self.poll(rt).is_some());
+        let waiter = self.waiter(rt);
+        wait_creation(rt, waiter, || self.poll(rt).is_some());
         self.take()
+    }
+
+    /// How a thread that waits for this request should wait (see [`wait_creation`]).
+    pub fn waiter(&self, rt: &Runtime) -> Waiter {
+        match &self.progress {
+            Progress::Init { rendezvous, .. } if rendezvous.root_on_this_host(rt) => {
+                Waiter::Bell(rendezvous.root())
+            }
+            Progress::Init { .. } if self.outcome.is_none() => Waiter::Poll,
+            _ => Waiter::Bell(rt.my_pe),
+        }
     }
 
     /// The result of a finished request (consumes it).
@@ -597,6 +610,38 @@ impl CreateRequest {
                     Plan::Two(x, y) => Created::Two(make(x, slots[0]), make(y, slots[1])),
                 });
                 Ok(())
+            }
+        }
+    }
+}
+
+/// How a thread waits for a team creation to advance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waiter {
+    /// On the doorbell of this PE (of this host): what the creation waits for is written into
+    /// its memory, and every writer rings it (a split: this PE's own mailboxes; team_init: the
+    /// root's rendezvous record).
+    Bell(usize),
+    /// By looking again with growing pauses: what the creation waits for is on another host
+    /// and nothing rings a bell here when it changes (team_init whose root is on another host).
+    Poll,
+}
+
+/// The shortest and longest pause of a [`Waiter::Poll`] wait between two looks. Each look is
+/// a network round trip (spent progressing the worker) that the root's progress thread
+/// serves, and PEs may outnumber cores: the pause is a quarter of the time waited so far, so a
+/// member learns of the outcome at most a quarter of its wait after it is there, and never
+/// more than `POLL_PAUSE.1` (a long wait then costs a look per millisecond).
+const POLL_PAUSE: (Duration, Duration) = (Duration::from_micros(5), Duration::from_millis(1));
+
+/// Waits until `ready()` (a creation's poll) holds, as `waiter` says.
+pub fn wait_creation(rt: &Runtime, waiter: Waiter, mut ready: impl FnMut() -> bool) {
+    match waiter {
+        Waiter::Bell(pe) => rt.wait_until(pe, ready),
+        Waiter::Poll => {
+            let start = Instant::now();
+            while !ready() {
+                std::thread::sleep((start.elapsed() / 4).clamp(POLL_PAUSE.0, POLL_PAUSE.1));
             }
         }
     }
