@@ -23,7 +23,7 @@
 //! (`ucp_worker_flush`); `fence` orders (`ucp_worker_fence`). Syncs and barriers quiet first.
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ferroshmem_wire::pmix::Pmix;
@@ -97,6 +97,11 @@ pub struct Net {
     /// Rings this PE's doorbell (data arrived).
     on_activity: Arc<dyn Fn() + Send + Sync>,
     progress: Option<ProgressThread>,
+    /// Puts issued so far (counted after each is issued) and how many of them the last
+    /// completed flush covered: a quiet with nothing new to complete returns at once (a flush
+    /// of an idle worker still costs a pass through UCX, and every team sync quiets first).
+    issued: AtomicU64,
+    flushed: AtomicU64,
     _regions: Vec<MemRegion>,
     worker: Arc<Worker>,
     _context: Context,
@@ -215,6 +220,8 @@ impl Net {
             busy,
             on_activity,
             progress: Some(progress),
+            issued: AtomicU64::new(0),
+            flushed: AtomicU64::new(0),
             _regions: mapped,
             worker,
             _context: context,
@@ -273,7 +280,9 @@ impl Net {
             return Ok(());
         }
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, src.len())?;
-        peer.ep.put(src, raddr, rkey).map_err(|e| net_err(routine, pe, e))
+        let put = peer.ep.put(src, raddr, rkey).map_err(|e| net_err(routine, pe, e));
+        self.issued.fetch_add(1, Ordering::Release);
+        put
     }
 
     /// Writes one 64-bit word (a flag: one aligned 8-byte write).
@@ -346,10 +355,16 @@ impl Net {
 
     /// Waits until every put and atomic of this PE has completed at its target.
     pub fn quiet(&self) {
+        // Atomics here always fetch, so they are complete when they return; only puts remain.
+        let issued = self.issued.load(Ordering::Acquire);
+        if self.flushed.load(Ordering::Acquire) >= issued {
+            return;
+        }
         let _busy = self.busy();
         if let Err(e) = self.worker.flush() {
             crate::runtime::fatal(&net_err("shmem_quiet", usize::MAX, e));
         }
+        self.flushed.fetch_max(issued, Ordering::AcqRel);
     }
 
     /// Runs the worker once unless another thread is at it (a waiter calls this between
