@@ -10,7 +10,9 @@
  * adds barrier/REPS to each figure. barrier_all and team sync are timed the same way.
  * Output, one line per figure:
  *   coll <name> <bytes> <npes> <median microseconds>
- * Usage: coll_bench [max_bytes]   (default 65536; sizes 8, 64, 512, 4096, 32768, 65536, ...) */
+ * Usage: coll_bench [max_bytes [reps]]   (default 65536; sizes 8, 64, 512, 4096, 32768, 65536,
+ * ...). reps, when given and > 0, is REPS for every size (across hosts, where an operation takes
+ * milliseconds); otherwise REPS is 2000 (200 above 4 KiB) at 2 PEs, 200 (40) at more. */
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,7 @@ static int me, npes;
 static char *src, *dst;
 static float *pwrk;
 static unsigned it;
+static int fixed_reps;
 
 static double now_us(void) {
     struct timespec ts;
@@ -93,7 +96,7 @@ static void op_alltoall(size_t n) {
 }
 
 static void bench(const char *name, void (*op)(size_t), size_t bytes) {
-    int reps = bytes <= 4096 ? (npes > 2 ? 200 : 2000) : (npes > 2 ? 40 : 200);
+    int reps = fixed_reps > 0 ? fixed_reps : bytes <= 4096 ? (npes > 2 ? 200 : 2000) : (npes > 2 ? 40 : 200);
     double t[BATCHES];
     for (int i = 0; i < reps / 4 + 1; i++) op(bytes); /* warm up */
     for (int b = 0; b < BATCHES; b++) {
@@ -113,6 +116,7 @@ int main(int argc, char **argv) {
     me = shmem_my_pe();
     npes = shmem_n_pes();
     size_t max_bytes = argc > 1 ? (size_t)atol(argv[1]) : 65536;
+    fixed_reps = argc > 2 ? atoi(argv[2]) : 0;
     for (int k = 0; k < SHMEM_REDUCE_SYNC_SIZE; k++) psync[0][k] = psync[1][k] = SHMEM_SYNC_VALUE;
     src = shmem_malloc(max_bytes * (size_t)npes);
     dst = shmem_malloc(max_bytes * (size_t)npes);
