@@ -19,8 +19,8 @@
 #                    printed is kept, what it did not print is reported as not finished
 # Both Open MPI jobs run with `--mca mpi_yield_when_idle 1`: the simulated hosts declare 2 slots
 # each, so Open MPI does not know that all their PEs share this machine's 2 cores and would
-# busy-poll (an MPI_Barrier across 2 x 2 took 8 ms so, 83 us yielding); Open MPI sets it itself
-# when it knows that it oversubscribes.
+# busy-poll (in one trial, an MPI_Barrier across 2 x 2: 8 ms so, 83 us yielding); Open MPI sets it
+# itself when it knows that it oversubscribes.
 # Every job runs under `timeout` (JOB_LIMIT, OSHM_LIMIT); with-hosts.sh removes the hosts and
 # whatever still runs in them after each job.
 #
@@ -34,14 +34,14 @@
 #                                implementation and layout (if matplotlib is installed)
 # Usage (repository root or anywhere, after `cargo build --release`):
 #   bench/run-multihost-coll.sh
-# Environment: ROUNDS (3), REPS (10: operations per batch, 15 batches per figure), TEAM_REPS
-# (20), JOB_LIMIT (300 s per ferroshmem or MPI job), OSHM_LIMIT (90 s per OSHMEM job),
+# Environment: ROUNDS (3), REPS (5: operations per batch, 15 batches per figure), TEAM_REPS
+# (10), JOB_LIMIT (300 s per ferroshmem or MPI job), OSHM_LIMIT (90 s per OSHMEM job),
 # LAYOUTS ("2:2,2 4:2,2,2,2"), IMPLS ("ferroshmem ferroshmem_team mpi oshmem").
 # Exit status: 0; 77 if hosts cannot be simulated here; 1 if a build step failed.
 set -eu
 ROUNDS=${ROUNDS:-3}
-REPS=${REPS:-10}
-TEAM_REPS=${TEAM_REPS:-20}
+REPS=${REPS:-5}
+TEAM_REPS=${TEAM_REPS:-10}
 JOB_LIMIT=${JOB_LIMIT:-300}
 OSHM_LIMIT=${OSHM_LIMIT:-90}
 LAYOUTS=${LAYOUTS:-"2:2,2 4:2,2,2,2"}
