@@ -37,7 +37,7 @@
 # Environment: ROUNDS (3), REPS (5: operations per batch, 15 batches per figure), TEAM_REPS
 # (10), JOB_LIMIT (300 s per ferroshmem or MPI job), OSHM_LIMIT (90 s per OSHMEM job),
 # LAYOUTS ("2:2,2 4:2,2,2,2"), IMPLS ("ferroshmem ferroshmem_team mpi oshmem").
-# Exit status: 0; 77 if hosts cannot be simulated here; 1 if a build step failed.
+# Exit status: 0; 77 if hosts cannot be simulated here; non-zero if a build step failed.
 set -eu
 ROUNDS=${ROUNDS:-3}
 REPS=${REPS:-5}
