@@ -19,8 +19,8 @@
 #                    printed is kept, what it did not print is reported as not finished
 # Both Open MPI jobs run with `--mca mpi_yield_when_idle 1`: the simulated hosts declare 2 slots
 # each, so Open MPI does not know that all their PEs share this machine's 2 cores and would
-# busy-poll (an MPI_Barrier across 2 x 2 took 8 ms so, 83 us yielding); Open MPI sets it itself
-# when it knows that it oversubscribes.
+# busy-poll (in one trial, an MPI_Barrier across 2 x 2: 8 ms so, 83 us yielding); Open MPI sets it
+# itself when it knows that it oversubscribes.
 # Every job runs under `timeout` (JOB_LIMIT, OSHM_LIMIT); with-hosts.sh removes the hosts and
 # whatever still runs in them after each job.
 #
@@ -34,14 +34,14 @@
 #                                implementation and layout (if matplotlib is installed)
 # Usage (repository root or anywhere, after `cargo build --release`):
 #   bench/run-multihost-coll.sh
-# Environment: ROUNDS (3), REPS (10: operations per batch, 15 batches per figure), TEAM_REPS
-# (20), JOB_LIMIT (300 s per ferroshmem or MPI job), OSHM_LIMIT (90 s per OSHMEM job),
+# Environment: ROUNDS (3), REPS (5: operations per batch, 15 batches per figure), TEAM_REPS
+# (10), JOB_LIMIT (300 s per ferroshmem or MPI job), OSHM_LIMIT (90 s per OSHMEM job),
 # LAYOUTS ("2:2,2 4:2,2,2,2"), IMPLS ("ferroshmem ferroshmem_team mpi oshmem").
-# Exit status: 0; 77 if hosts cannot be simulated here; 1 if a build step failed.
+# Exit status: 0; 77 if hosts cannot be simulated here; non-zero if a build step failed.
 set -eu
 ROUNDS=${ROUNDS:-3}
-REPS=${REPS:-10}
-TEAM_REPS=${TEAM_REPS:-20}
+REPS=${REPS:-5}
+TEAM_REPS=${TEAM_REPS:-10}
 JOB_LIMIT=${JOB_LIMIT:-300}
 OSHM_LIMIT=${OSHM_LIMIT:-90}
 LAYOUTS=${LAYOUTS:-"2:2,2 4:2,2,2,2"}
@@ -101,57 +101,8 @@ if [ "${1:-}" = "--inner" ]; then
     exit 0
 fi
 
-# ------------------------------------------------------------ outer mode
-[ "$(id -u)" = 0 ] || { echo "run-multihost-coll: needs root (network namespaces)" >&2; exit 77; }
-for c in mpicc mpirun bc python3; do
-    command -v "$c" >/dev/null 2>&1 || { echo "run-multihost-coll: '$c' not found" >&2; exit 77; }
-done
-[ -x "$here/target/release/oshcc" ] && [ -x "$here/target/release/oshrun" ] ||
-    { echo "run-multihost-coll: run 'cargo build --release' first" >&2; exit 1; }
-mkdir -p "$OUT"
-"$here/target/release/oshcc" -O2 "$here/bench/c/coll_bench.c" -o "$OUT/coll_bench_ferro"
-"$here/target/release/oshcc" -O2 "$here/bench/c/team_create_bench.c" -o "$OUT/team_create_bench"
-mpicc -O2 "$here/bench/c/mpi_coll_bench.c" -o "$OUT/mpi_coll_bench"
-if [ -x /usr/bin/oshcc ]; then
-    /usr/bin/oshcc -O2 "$here/bench/c/coll_bench.c" -o "$OUT/coll_bench_oshmem"
-else
-    echo "run-multihost-coll: /usr/bin/oshcc not found: no OSHMEM column" >&2
-    IMPLS=$(echo " $IMPLS " | sed 's/ oshmem / /')
-fi
-RAW=$OUT/multihost-coll-raw.txt
-LOG=$OUT/multihost-coll-log.txt
-: >"$RAW"
-: >"$LOG"
-commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$here" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo " (with uncommitted changes)" || true)
-echo "run $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $commit$dirty rounds $ROUNDS reps $REPS team_reps $TEAM_REPS oshm_limit $OSHM_LIMIT cores $(nproc)" >>"$RAW"
-
-read -r -a impls <<<"$IMPLS"
-for r in $(seq 1 "$ROUNDS"); do
-    # Rotate the order of the implementations from round to round.
-    k=$(((r - 1) % ${#impls[@]}))
-    order=("${impls[@]:k}" "${impls[@]:0:k}")
-    for layout in $LAYOUTS; do
-        for impl in "${order[@]}"; do
-            limit=$JOB_LIMIT
-            [ "$impl" = oshmem ] && limit=$OSHM_LIMIT
-            echo "round $r/$ROUNDS  $layout  $impl" >&2
-            set +e
-            # with-hosts.sh itself under a time limit too (it is stopped by SIGTERM, and cleans up).
-            timeout -k 30 $((limit + 60)) "$here/tests/multihost/with-hosts.sh" "$layout" -- \
-                "$0" --inner "$impl" "$layout" "$r" >>"$RAW" 2>>"$LOG"
-            rc=$?
-            set -e
-            if [ $rc = 77 ]; then
-                echo "run-multihost-coll: hosts cannot be simulated here (see $LOG)" >&2
-                exit 77
-            fi
-            [ $rc = 0 ] || echo "status $impl $layout $r with-hosts=$rc 0 - 0" >>"$RAW"
-        done
-    done
-done
-
-python3 - "$RAW" "$OUT" "$OSHM_LIMIT" "$JOB_LIMIT" "$MPI_SIZES" <<'PY'
+report() { # report RAW: the tables and the plot from a raw file, next to it
+    python3 - "$1" "$(dirname "$1")" "$OSHM_LIMIT" "$JOB_LIMIT" "$MPI_SIZES" <<'PY'
 import sys, statistics, collections
 raw, out, oshm_limit, job_limit, mpi_sizes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 table_sizes = [int(s) for s in mpi_sizes.split()]
@@ -165,6 +116,9 @@ for line in open(raw):
         continue
     if f[0] == "run":
         header = line.strip()
+        kv = dict(zip(f[1::2], f[2::2]))  # the limits of the run that wrote the file
+        oshm_limit = int(kv.get("oshm_limit", oshm_limit))
+        job_limit = int(kv.get("job_limit", job_limit))
     elif f[0] == "status":
         status[(f[1], f[2])].append((f[3], f[4], f[5], f[6], f[7]))
         if f[2] not in layouts:
@@ -187,6 +141,9 @@ def label(lay):
     ps = ppn.split(",") if ppn else ["2"] * int(nh)
     return f"{nh}×{ps[0]}" if len(set(ps)) == 1 else lay
 
+def us(x):
+    return f"{x:.0f}" if x >= 100 else f"{x:.1f}"
+
 def cell(impl, lay, name, size):
     """Median, with the count of runs when some did not print it, or why there is none."""
     v = vals.get((impl, lay, name, size))
@@ -195,7 +152,9 @@ def cell(impl, lay, name, size):
     limit = oshm_limit if impl == "oshmem" else job_limit
     timeouts = sum(1 for s in st if s[1] == "timeout")
     if v:
-        txt = f"{statistics.median(v):.1f}"
+        txt = us(statistics.median(v))
+        if len(v) > 1:
+            txt += f" ({us(min(v))}-{us(max(v))})"
         if len(v) < runs:
             txt += f" ({len(v)} of {runs} runs; " + (f"the others did not finish within {limit} s)" if timeouts else "the others printed nothing)")
         return txt
@@ -208,6 +167,7 @@ def cell(impl, lay, name, size):
 
 ops = ["barrier_all", "team_sync", "broadcast", "reduce_sum_float", "fcollect", "alltoall"]
 rows = [header.replace("run ", "Run ", 1), "",
+        "Medians of the rounds, in parentheses the lowest and highest round.", "",
         "| operation | bytes | PEs (hosts × PEs) | ferroshmem µs | MPI µs | OSHMEM µs | ferroshmem / MPI | target | met? |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |"]
 met_count = [0, 0]
@@ -287,3 +247,56 @@ fig.tight_layout()
 fig.savefig(f"{out}/multihost-coll-latency.png", dpi=110)
 print(f"wrote {out}/multihost-coll-latency.png")
 PY
+}
+
+# ------------------------------------------------------------ outer mode
+if [ "${1:-}" = "--report" ]; then report "$2"; exit 0; fi
+[ "$(id -u)" = 0 ] || { echo "run-multihost-coll: needs root (network namespaces)" >&2; exit 77; }
+for c in mpicc mpirun bc python3; do
+    command -v "$c" >/dev/null 2>&1 || { echo "run-multihost-coll: '$c' not found" >&2; exit 77; }
+done
+[ -x "$here/target/release/oshcc" ] && [ -x "$here/target/release/oshrun" ] ||
+    { echo "run-multihost-coll: run 'cargo build --release' first" >&2; exit 1; }
+mkdir -p "$OUT"
+"$here/target/release/oshcc" -O2 "$here/bench/c/coll_bench.c" -o "$OUT/coll_bench_ferro"
+"$here/target/release/oshcc" -O2 "$here/bench/c/team_create_bench.c" -o "$OUT/team_create_bench"
+mpicc -O2 "$here/bench/c/mpi_coll_bench.c" -o "$OUT/mpi_coll_bench"
+if [ -x /usr/bin/oshcc ]; then
+    /usr/bin/oshcc -O2 "$here/bench/c/coll_bench.c" -o "$OUT/coll_bench_oshmem"
+else
+    echo "run-multihost-coll: /usr/bin/oshcc not found: no OSHMEM column" >&2
+    IMPLS=$(echo " $IMPLS " | sed 's/ oshmem / /')
+fi
+RAW=$OUT/multihost-coll-raw.txt
+LOG=$OUT/multihost-coll-log.txt
+: >"$RAW"
+: >"$LOG"
+commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$here" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo " (with uncommitted changes)" || true)
+echo "run $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $commit$dirty rounds $ROUNDS reps $REPS team_reps $TEAM_REPS job_limit $JOB_LIMIT oshm_limit $OSHM_LIMIT cores $(nproc)" >>"$RAW"
+
+read -r -a impls <<<"$IMPLS"
+for r in $(seq 1 "$ROUNDS"); do
+    # Rotate the order of the implementations from round to round.
+    k=$(((r - 1) % ${#impls[@]}))
+    order=("${impls[@]:k}" "${impls[@]:0:k}")
+    for layout in $LAYOUTS; do
+        for impl in "${order[@]}"; do
+            limit=$JOB_LIMIT
+            [ "$impl" = oshmem ] && limit=$OSHM_LIMIT
+            echo "round $r/$ROUNDS  $layout  $impl" >&2
+            set +e
+            # with-hosts.sh itself under a time limit too (it is stopped by SIGTERM, and cleans up).
+            timeout -k 30 $((limit + 60)) "$here/tests/multihost/with-hosts.sh" "$layout" -- \
+                "$0" --inner "$impl" "$layout" "$r" >>"$RAW" 2>>"$LOG"
+            rc=$?
+            set -e
+            if [ $rc = 77 ]; then
+                echo "run-multihost-coll: hosts cannot be simulated here (see $LOG)" >&2
+                exit 77
+            fi
+            [ $rc = 0 ] || echo "status $impl $layout $r with-hosts=$rc 0 - 0" >>"$RAW"
+        done
+    done
+done
+report "$RAW"
