@@ -136,7 +136,10 @@ const CASES: &[Case] = &[
     rust("rust_teams", "nonblocking_creation_overlaps_other_collectives"),
     rust("rust_teams", "arbitrary_teams_by_unique_id_two_in_flight"),
     rust("rust_teams", "threads_run_collectives_on_different_teams_at_once"),
-    Case { only_on: Some(ONE_SIDED_LAYOUTS), ..rust("rust_teams", "thousands_of_teams_and_cycles_leak_nothing") },
+    Case {
+        only_on: Some(ONE_SIDED_LAYOUTS),
+        ..rust("rust_teams", "thousands_of_teams_and_cycles_leak_nothing")
+    },
     rust("rust_coll", "every_collective_on_world_evens_reversed"),
     rust("rust_coll", "concurrent_collectives_on_rows_and_columns_from_two_threads"),
     rust("rust_coll", "eager_collectives_back_to_back"),

@@ -42,6 +42,7 @@ use crate::team::TeamInner;
 /// Slot word of a hub counting the local members done reading its buffers (tagged count).
 const W_DONE: usize = SLOT_HOST_WORDS;
 /// First of the flag words, one per host group of the team (see the module documentation).
+/// Between [`W_DONE`] and here: `team::agree`'s result flag (`SLOT_HOST_WORDS + 1`).
 const W_FLAGS: usize = SLOT_HOST_WORDS + 8;
 /// Most host groups a team can have for the hierarchical algorithms (one flag word each);
 /// teams over more hosts take the flat ones of `coll::across`.

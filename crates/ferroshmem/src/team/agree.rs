@@ -33,8 +33,29 @@ pub struct MaxAllreduce {
     round: usize,
     sent: bool,
     all_read: bool,
+    /// A team across hosts: the all-reduce is hierarchical (see [`MaxAllreduce::poll_hier`]).
+    hier: Option<HierStep>,
     acc: [u64; PAYLOAD],
 }
+
+/// Where a hierarchical all-reduce stands on this PE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HierStep {
+    /// A member: publish in its own mailbox, then wait for the leader's result.
+    Member,
+    /// A leader: wait for its host's members' words.
+    Gather,
+    /// A leader: dissemination with the other leaders, this round.
+    Leaders(usize),
+    Done,
+}
+
+/// Slot word (on a leader, in the region of epoch-only words) that tells the leader's host
+/// that the result of the all-reduce of this epoch is in the leader's central mailbox words.
+const W_RESULT: usize = crate::job::SLOT_HOST_WORDS + 1;
+/// Where a leader puts the result for its host's members (the central mailbox words, which a
+/// team across hosts uses for nothing else).
+const RESULT_WORDS: usize = crate::coll::W_CENTRAL;
 
 /// Largest team that uses the publish-and-read-all form when oversubscribed.
 const ALL_READ_MAX_PES: usize = 16;
@@ -50,7 +71,104 @@ impl MaxAllreduce {
             && n > 1
             && n <= ALL_READ_MAX_PES
             && !rt.spans_hosts(n, |i| team.pes.world_pe(i));
-        MaxAllreduce { team, epoch, parity, round: 0, sent: false, all_read, acc: values }
+        let hier = team.host_groups(rt).map(|g| {
+            if g.leader(g.mine()) == team.my_index {
+                HierStep::Gather
+            } else {
+                HierStep::Member
+            }
+        });
+        MaxAllreduce { team, epoch, parity, round: 0, sent: false, all_read, hier, acc: values }
+    }
+
+    /// The all-reduce of a team across hosts, in three steps: the members of a host publish
+    /// their words in their own mailbox (of this parity, round 0: only its owner writes a
+    /// member's mailboxes in a team across hosts), the host's leader folds them, the leaders
+    /// run the dissemination among themselves through their round mailboxes (written from
+    /// other hosts by two puts with a fence), and each leader publishes the result in its
+    /// central mailbox words, flagged in [`W_RESULT`]. A member reads the result before it
+    /// publishes in the next all-reduce, and a leader writes the next result only after every
+    /// member published, so one result buffer is enough. One network step for 2 hosts (the
+    /// flat dissemination over every member took ceil(log2 n) steps).
+    fn poll_hier(&mut self, rt: &Runtime) -> bool {
+        let team = self.team.clone();
+        let groups = team.host_groups(rt).expect("a team across hosts has host groups");
+        let slot = team.slot;
+        let own_box = SLOT_FIXED_WORDS + self.parity * MAILBOX_WORDS;
+        let leader = team.pes.world_pe(groups.leader(groups.mine()));
+        loop {
+            match self.hier.expect("set at start") {
+                HierStep::Done => return true,
+                HierStep::Member => {
+                    if !self.sent {
+                        let mine = &rt.ctrl.slot(rt.my_pe, slot)[own_box..own_box + MAILBOX_WORDS];
+                        for (w, v) in mine[1..].iter().zip(self.acc) {
+                            w.store(v, Ordering::Relaxed);
+                        }
+                        mine[0].store(self.epoch, Ordering::Release);
+                        rt.notify(leader);
+                        self.sent = true;
+                    }
+                    let words = rt.ctrl.slot(leader, slot);
+                    if words[W_RESULT].load(Ordering::Acquire) < self.epoch {
+                        return false;
+                    }
+                    for (a, w) in self.acc.iter_mut().zip(&words[RESULT_WORDS..RESULT_WORDS + PAYLOAD]) {
+                        *a = w.load(Ordering::Relaxed);
+                    }
+                    self.hier = Some(HierStep::Done);
+                }
+                HierStep::Gather => {
+                    let members = groups.members(groups.mine());
+                    let boxes = |i: usize| {
+                        &rt.ctrl.slot(team.pes.world_pe(i), slot)[own_box..own_box + MAILBOX_WORDS]
+                    };
+                    if members[1..].iter().any(|&i| boxes(i)[0].load(Ordering::Acquire) < self.epoch) {
+                        return false;
+                    }
+                    for &i in &members[1..] {
+                        for (a, w) in self.acc.iter_mut().zip(&boxes(i)[1..]) {
+                            *a = (*a).max(w.load(Ordering::Relaxed));
+                        }
+                    }
+                    self.hier = Some(HierStep::Leaders(0));
+                }
+                HierStep::Leaders(round) => {
+                    let l = groups.len();
+                    if (1usize << round) >= l {
+                        let words = rt.ctrl.slot(rt.my_pe, slot);
+                        for (w, &v) in words[RESULT_WORDS..RESULT_WORDS + PAYLOAD].iter().zip(&self.acc) {
+                            w.store(v, Ordering::Relaxed);
+                        }
+                        words[W_RESULT].store(self.epoch, Ordering::Release);
+                        // The members wait on their own doorbells (a creation's wait).
+                        for &i in groups.members(groups.mine()) {
+                            rt.notify(team.pes.world_pe(i));
+                        }
+                        self.hier = Some(HierStep::Done);
+                        continue;
+                    }
+                    let mailbox = SLOT_FIXED_WORDS + (round * 2 + self.parity) * MAILBOX_WORDS;
+                    if !self.sent {
+                        let to = team.pes.world_pe(groups.leader((groups.mine() + (1 << round)) % l));
+                        rt.post_slot_words("team agreement", to, slot, mailbox, &self.acc, self.epoch);
+                        self.sent = true;
+                    }
+                    let mine = &rt.ctrl.slot(rt.my_pe, slot)[mailbox..mailbox + MAILBOX_WORDS];
+                    if mine[0].load(Ordering::Acquire) < self.epoch {
+                        if let Some(net) = rt.net() {
+                            net.progress();
+                        }
+                        return false;
+                    }
+                    for (a, w) in self.acc.iter_mut().zip(&mine[1..]) {
+                        *a = (*a).max(w.load(Ordering::Relaxed));
+                    }
+                    self.sent = false;
+                    self.hier = Some(HierStep::Leaders(round + 1));
+                }
+            }
+        }
     }
 
     /// Publish in our own mailbox, then reduce everybody's once all are there.
@@ -85,6 +203,9 @@ impl MaxAllreduce {
 
     /// Advances as far as possible without waiting; true when the result is ready.
     pub fn poll(&mut self, rt: &Runtime) -> bool {
+        if self.hier.is_some() {
+            return self.poll_hier(rt);
+        }
         if self.all_read {
             return self.round == usize::MAX || self.poll_all_read(rt);
         }
