@@ -24,7 +24,14 @@ use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
 
 /// Puts `len` bytes from local `src` to the symmetric `dest` of world PE `pe`.
-fn put(rt: &Runtime, routine: &'static str, pe: usize, dest: usize, src: usize, len: usize) -> Result<()> {
+pub(super) fn put(
+    rt: &Runtime,
+    routine: &'static str,
+    pe: usize,
+    dest: usize,
+    src: usize,
+    len: usize,
+) -> Result<()> {
     // SAFETY: `src` is the caller's checked buffer, readable for `len`; `dest` is checked to
     // be symmetric by the put itself.
     unsafe { crate::rma::put(rt, routine, dest as *mut u8, src as *const u8, len, pe as i64) }
@@ -32,7 +39,7 @@ fn put(rt: &Runtime, routine: &'static str, pe: usize, dest: usize, src: usize, 
 
 /// Checks that this PE's own `len` bytes at `addr` are symmetric (every member passes the
 /// same addresses, so every member gets the same answer before anything moves).
-fn check_own(rt: &Runtime, routine: &'static str, addr: usize, len: usize) -> Result<()> {
+pub(super) fn check_own(rt: &Runtime, routine: &'static str, addr: usize, len: usize) -> Result<()> {
     rt.target(routine, addr, len, rt.my_pe as i64).map(|_| ())
 }
 

@@ -32,18 +32,24 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{combine, copy, ReduceOp, HIER_STAGE_BYTES, W_ENTER};
+use super::across::{check_own, put};
+use super::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES, W_ENTER};
 use crate::error::{Error, Result};
 use crate::job::{SLOT_FIXED_WORDS, SLOT_HOST_WORDS};
 use crate::runtime::{add_to_tagged_count, tagged_count, Runtime, CENTRAL_ARRIVALS, CENTRAL_RELEASE};
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
 
+// The slot words of teams across hosts (`job::SLOT_HOST_WORDS`..`SLOT_FIXED_WORDS`): epochs
+// and epoch-tagged counts only.
 /// Slot word of a hub counting the local members done reading its buffers (tagged count).
 const W_DONE: usize = SLOT_HOST_WORDS;
+/// Slot word of a leader: the epoch of the team-creation all-reduce whose result it published
+/// for its host (`team::agree`).
+pub(crate) const W_AGREE_RESULT: usize = SLOT_HOST_WORDS + 1;
 /// First of the flag words, one per host group of the team (see the module documentation).
-/// Between [`W_DONE`] and here: `team::agree`'s result flag (`SLOT_HOST_WORDS + 1`).
 const W_FLAGS: usize = SLOT_HOST_WORDS + 8;
+const _: () = assert!(W_DONE < W_AGREE_RESULT && W_AGREE_RESULT < W_FLAGS);
 /// Most host groups a team can have for the hierarchical algorithms (one flag word each);
 /// teams over more hosts take the flat ones of `coll::across`.
 pub const MAX_GROUPS: usize = SLOT_FIXED_WORDS - W_FLAGS;
@@ -114,13 +120,18 @@ impl<'a> Op<'a> {
         self.wait_count(CENTRAL_ARRIVALS, count);
     }
 
+    /// Waits until word `w` of `owner`'s slot (a PE of this host) reaches `value`: every word
+    /// these collectives wait on only grows.
+    fn wait_word(&self, owner: usize, w: usize, value: u64) {
+        let word = self.word(owner, w);
+        self.rt.wait_until(owner, || word.load(Ordering::Acquire) >= value);
+    }
+
+    /// On a hub: waits until the tagged count in its word `w` reaches `count` for this epoch.
     fn wait_count(&self, w: usize, count: u64) {
-        if count == 0 {
-            return;
+        if count > 0 {
+            self.wait_word(self.rt.my_pe, w, tagged_count(self.epoch, count));
         }
-        let (me, want) = (self.rt.my_pe, tagged_count(self.epoch, count));
-        let word = self.word(me, w);
-        self.rt.wait_until(me, || word.load(Ordering::Acquire) >= want);
     }
 
     /// On a hub: lets the local members go on (what they wait for is in place).
@@ -130,8 +141,7 @@ impl<'a> Op<'a> {
     }
 
     fn wait_release(&self, hub: usize) {
-        let (word, e) = (self.word(hub, CENTRAL_RELEASE), self.epoch);
-        self.rt.wait_until(hub, || word.load(Ordering::Acquire) >= e);
+        self.wait_word(hub, CENTRAL_RELEASE, self.epoch);
     }
 
     /// Tells `hub` that this PE no longer reads its buffers.
@@ -153,8 +163,7 @@ impl<'a> Op<'a> {
 
     /// Waits until group `g`'s flag on `owner` (a PE of this host) reaches `value`.
     fn wait_flag(&self, owner: usize, g: usize, value: u64) {
-        let word = self.word(owner, W_FLAGS + g);
-        self.rt.wait_until(owner, || word.load(Ordering::Acquire) >= value);
+        self.wait_word(owner, W_FLAGS + g, value);
     }
 
     /// Publishes that this PE entered the collective: members of this host may now write into
@@ -166,8 +175,7 @@ impl<'a> Op<'a> {
 
     /// Waits until `pe` (of this host) has entered the collective.
     fn wait_entered(&self, pe: usize) {
-        let (word, e) = (self.word(pe, W_ENTER), self.epoch);
-        self.rt.wait_until(pe, || word.load(Ordering::Acquire) >= e);
+        self.wait_word(pe, W_ENTER, self.epoch);
     }
 
     /// Waits until every other group's flag on this PE reaches `value`.
@@ -182,22 +190,6 @@ impl<'a> Op<'a> {
         for g in self.groups.others() {
             self.signal(self.leader_of(g), value);
         }
-    }
-
-    /// Where `len` bytes of the local symmetric object at `addr` are mapped for `pe`, a PE of
-    /// this host.
-    fn mapped(&self, addr: usize, len: usize, pe: usize) -> Result<usize> {
-        if len == 0 {
-            return Ok(addr);
-        }
-        self.rt.remote_addr(addr, len, pe).ok_or(Error::NotSymmetric { routine: self.routine, addr, len })
-    }
-
-    /// Puts `len` bytes from local memory at `src` to the symmetric `dest` of world PE `pe`.
-    fn put(&self, pe: usize, dest: usize, src: usize, len: usize) -> Result<()> {
-        // SAFETY: `src` is readable for `len` bytes (the caller's checked buffer or a local
-        // member's, mapped here); `dest` is checked to be symmetric by the put itself.
-        unsafe { crate::rma::put(self.rt, self.routine, dest as *mut u8, src as *const u8, len, pe as i64) }
     }
 
     /// The leaders meet: returns once every leader has called it for this epoch (and so, in a
@@ -222,19 +214,12 @@ impl<'a> Op<'a> {
         while dist < l {
             let to = self.leader_of((me + dist) % l);
             self.rt.store_slot_word(self.routine, to, self.team.slot, round, self.epoch);
-            let (flag, e) = (self.word(self.rt.my_pe, round), self.epoch);
-            self.rt.wait_until(self.rt.my_pe, || flag.load(Ordering::Acquire) >= e);
+            self.wait_word(self.rt.my_pe, round, self.epoch);
             dist <<= 1;
             round += 1;
             self.rt.fence();
         }
     }
-}
-
-/// Checks that this PE's own `len` bytes at `addr` are symmetric (every member passes the same
-/// addresses, so all get the same answer before anything moves).
-fn check_own(rt: &Runtime, routine: &'static str, addr: usize, len: usize) -> Result<()> {
-    rt.target(routine, addr, len, rt.my_pe as i64).map(|_| ())
 }
 
 fn total(routine: &'static str, a: usize, b: usize) -> Result<usize> {
@@ -286,7 +271,7 @@ pub(super) fn broadcast(
     let send = |from: usize| -> Result<()> {
         for g in groups.others() {
             op.wait_flag(op.rt.my_pe, g, entered);
-            op.put(op.leader_of(g), dest, from, nbytes)?;
+            put(rt, routine, op.leader_of(g), dest, from, nbytes)?;
         }
         op.rt.fence();
         op.signal_leaders(landed);
@@ -302,7 +287,7 @@ pub(super) fn broadcast(
         if op.is_leader() {
             op.wait_done();
         } else {
-            let from = op.mapped(dest, nbytes, leader)?;
+            let from = at(rt, routine, dest, nbytes, leader)?;
             // SAFETY: the leader's destination holds the data (its flag is up) and stays
             // unchanged until we are done; ours is written by us alone.
             unsafe { copy(dest, from, nbytes) };
@@ -323,7 +308,7 @@ pub(super) fn broadcast(
         op.wait_done();
     } else {
         op.wait_release(root_pe);
-        let from = op.mapped(src, nbytes, root_pe)?;
+        let from = at(rt, routine, src, nbytes, root_pe)?;
         if op.is_leader() {
             send(from)?;
         }
@@ -362,7 +347,7 @@ pub(super) fn fcollect(
     if !op.is_leader() {
         op.arrive(leader);
         op.wait_release(leader);
-        let from = op.mapped(dest, all, leader)?;
+        let from = at(rt, routine, dest, all, leader)?;
         // SAFETY: the leader's destination is complete (released) and unchanged until we are
         // done.
         unsafe { copy(dest, from, all) };
@@ -371,7 +356,7 @@ pub(super) fn fcollect(
     }
     op.wait_arrivals(op.local_others());
     for &i in groups.members(groups.mine()) {
-        let from = op.mapped(src, nbytes, op.pe(i))?;
+        let from = at(rt, routine, src, nbytes, op.pe(i))?;
         // SAFETY: member i arrived: its source is ready and unchanged until we release; our
         // destination is ours.
         unsafe { copy(dest + i * nbytes, from, nbytes) };
@@ -389,7 +374,7 @@ pub(super) fn fcollect(
                 let bytes = unsafe { std::slice::from_raw_parts(at as *const u8, count * nbytes) };
                 rt.put_stage_bytes(routine, op.leader_of(g), team.slot, half + first * nbytes, bytes);
             } else {
-                op.put(op.leader_of(g), at, at, count * nbytes)?;
+                put(rt, routine, op.leader_of(g), at, at, count * nbytes)?;
             }
         }
     }
@@ -444,7 +429,7 @@ pub(super) fn alltoall(
     for &j in local {
         let pe = op.pe(j);
         op.wait_entered(pe);
-        let to = op.mapped(dest + me * block, block, pe)?;
+        let to = at(rt, routine, dest + me * block, block, pe)?;
         // SAFETY: member j entered, so its destination is free; block `me` of it is written
         // by us alone; our source is the caller's checked buffer.
         unsafe { copy(to, src + j * block, block) };
@@ -457,7 +442,7 @@ pub(super) fn alltoall(
         }
         for g in groups.others() {
             for &i in local {
-                let from = op.mapped(src, all, op.pe(i))?;
+                let from = at(rt, routine, src, all, op.pe(i))?;
                 for &j in groups.members(g) {
                     if staged {
                         // SAFETY: member i's source (arrived: ready and unchanged until we
@@ -466,7 +451,7 @@ pub(super) fn alltoall(
                             unsafe { std::slice::from_raw_parts((from + j * block) as *const u8, block) };
                         rt.put_stage_bytes(routine, op.pe(j), team.slot, half + i * block, bytes);
                     } else {
-                        op.put(op.pe(j), dest + i * block, from + j * block, block)?;
+                        put(rt, routine, op.pe(j), dest + i * block, from + j * block, block)?;
                     }
                 }
             }
@@ -540,7 +525,7 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     if !op.is_leader() {
         op.arrive(leader);
         op.wait_release(leader);
-        let from = op.mapped(dest, nbytes, leader)?;
+        let from = at(rt, routine, dest, nbytes, leader)?;
         // SAFETY: the leader's destination holds the result (released) and stays unchanged
         // until we are done; ours is written by us alone (our source was read before the
         // release).
@@ -555,9 +540,9 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         unsafe { std::slice::from_raw_parts((a + from * size) as *const T, len) }
     };
     let local = groups.members(groups.mine());
-    let mut part: Vec<T> = slice(op.mapped(src, nbytes, op.pe(local[0]))?, 0, count).to_vec();
+    let mut part: Vec<T> = slice(at(rt, routine, src, nbytes, op.pe(local[0]))?, 0, count).to_vec();
     for &i in &local[1..] {
-        combine::<T, O>(&mut part, slice(op.mapped(src, nbytes, op.pe(i))?, 0, count));
+        combine::<T, O>(&mut part, slice(at(rt, routine, src, nbytes, op.pe(i))?, 0, count));
     }
     let mine = groups.mine();
     let stage = rt.stage_addr(team.slot);

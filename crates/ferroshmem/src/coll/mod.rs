@@ -161,11 +161,8 @@ pub trait Group {
     fn spans_hosts(&self, rt: &Runtime) -> bool {
         rt.spans_hosts(self.n(), |i| self.pe(i))
     }
-    /// A sync of every member that works across hosts (teams only: an active set's pSync
-    /// words are not reachable through the network).
-    fn network_sync(&mut self, _rt: &Runtime, routine: &'static str) -> Result<()> {
-        Err(Error::AcrossHosts { routine, what: "deprecated active-set collectives" })
-    }
+    /// A sync of every member that works across hosts (`across` frames its collectives with it).
+    fn network_sync(&mut self, rt: &Runtime, routine: &'static str) -> Result<()>;
     /// The staging area that the flat collectives across hosts (`across`) may use.
     fn staging(&self) -> Staging;
     /// The team, for a team collective (an active set has none).

@@ -4,7 +4,7 @@
 //! equal proposals win; otherwise the candidate moves to the largest proposal and they try
 //! again). Both are state machines advanced by `poll`, so team creation can be non-blocking.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::job::{MAILBOX_WORDS, SLOT_FIXED_WORDS};
@@ -50,15 +50,22 @@ enum HierStep {
     Done,
 }
 
-/// Slot word (on a leader, in the region of epoch-only words) that tells the leader's host
-/// that the result of the all-reduce of this epoch is in the leader's central mailbox words.
-const W_RESULT: usize = crate::job::SLOT_HOST_WORDS + 1;
+/// Slot word (on a leader) that tells the leader's host that the result of the all-reduce of
+/// this epoch is in the leader's central mailbox words.
+const W_RESULT: usize = crate::coll::hier::W_AGREE_RESULT;
 /// Where a leader puts the result for its host's members (the central mailbox words, which a
 /// team across hosts uses for nothing else).
 const RESULT_WORDS: usize = crate::coll::W_CENTRAL;
 
 /// Largest team that uses the publish-and-read-all form when oversubscribed.
 const ALL_READ_MAX_PES: usize = 16;
+
+/// `acc[k] = max(acc[k], words[k])` over a mailbox's payload words.
+fn fold_max(acc: &mut [u64; PAYLOAD], words: &[AtomicU64]) {
+    for (a, w) in acc.iter_mut().zip(words) {
+        *a = (*a).max(w.load(Ordering::Relaxed));
+    }
+}
 
 impl MaxAllreduce {
     /// Starts an all-reduce of `values` as the team's next collective operation.
@@ -127,9 +134,7 @@ impl MaxAllreduce {
                         return false;
                     }
                     for &i in &members[1..] {
-                        for (a, w) in self.acc.iter_mut().zip(&boxes(i)[1..]) {
-                            *a = (*a).max(w.load(Ordering::Relaxed));
-                        }
+                        fold_max(&mut self.acc, &boxes(i)[1..]);
                     }
                     self.hier = Some(HierStep::Leaders(0));
                 }
@@ -148,23 +153,10 @@ impl MaxAllreduce {
                         self.hier = Some(HierStep::Done);
                         continue;
                     }
-                    let mailbox = SLOT_FIXED_WORDS + (round * 2 + self.parity) * MAILBOX_WORDS;
-                    if !self.sent {
-                        let to = team.pes.world_pe(groups.leader((groups.mine() + (1 << round)) % l));
-                        rt.post_slot_words("team agreement", to, slot, mailbox, &self.acc, self.epoch);
-                        self.sent = true;
-                    }
-                    let mine = &rt.ctrl.slot(rt.my_pe, slot)[mailbox..mailbox + MAILBOX_WORDS];
-                    if mine[0].load(Ordering::Acquire) < self.epoch {
-                        if let Some(net) = rt.net() {
-                            net.progress();
-                        }
+                    let to = team.pes.world_pe(groups.leader((groups.mine() + (1 << round)) % l));
+                    if !self.dissemination_round(rt, round, to) {
                         return false;
                     }
-                    for (a, w) in self.acc.iter_mut().zip(&mine[1..]) {
-                        *a = (*a).max(w.load(Ordering::Relaxed));
-                    }
-                    self.sent = false;
                     self.hier = Some(HierStep::Leaders(round + 1));
                 }
             }
@@ -193,9 +185,7 @@ impl MaxAllreduce {
             return false;
         }
         for i in 0..n {
-            for (a, w) in self.acc.iter_mut().zip(&boxes(i)[1..]) {
-                *a = (*a).max(w.load(Ordering::Relaxed));
-            }
+            fold_max(&mut self.acc, &boxes(i)[1..]);
         }
         self.round = usize::MAX;
         true
@@ -211,27 +201,34 @@ impl MaxAllreduce {
         }
         let n = self.team.pes.size();
         let me = self.team.my_index;
-        let slot = self.team.slot;
         while (1usize << self.round) < n {
-            let mailbox = SLOT_FIXED_WORDS + (self.round * 2 + self.parity) * MAILBOX_WORDS;
-            if !self.sent {
-                let to = self.team.pes.world_pe((me + (1 << self.round)) % n);
-                rt.post_slot_words("team agreement", to, slot, mailbox, &self.acc, self.epoch);
-                self.sent = true;
-            }
-            let mine = &rt.ctrl.slot(rt.my_pe, slot)[mailbox..mailbox + MAILBOX_WORDS];
-            if mine[0].load(Ordering::Acquire) < self.epoch {
-                if let Some(net) = rt.net() {
-                    net.progress();
-                }
+            let to = self.team.pes.world_pe((me + (1 << self.round)) % n);
+            if !self.dissemination_round(rt, self.round, to) {
                 return false;
             }
-            for (a, w) in self.acc.iter_mut().zip(&mine[1..]) {
-                *a = (*a).max(w.load(Ordering::Relaxed));
-            }
             self.round += 1;
-            self.sent = false;
         }
+        true
+    }
+
+    /// Round `round` of a dissemination: sends the running maximum to world PE `to` (once)
+    /// and folds in what this round's mailbox received; false while it has not arrived.
+    fn dissemination_round(&mut self, rt: &Runtime, round: usize, to: usize) -> bool {
+        let slot = self.team.slot;
+        let mailbox = SLOT_FIXED_WORDS + (round * 2 + self.parity) * MAILBOX_WORDS;
+        if !self.sent {
+            rt.post_slot_words("team agreement", to, slot, mailbox, &self.acc, self.epoch);
+            self.sent = true;
+        }
+        let mine = &rt.ctrl.slot(rt.my_pe, slot)[mailbox..mailbox + MAILBOX_WORDS];
+        if mine[0].load(Ordering::Acquire) < self.epoch {
+            if let Some(net) = rt.net() {
+                net.progress();
+            }
+            return false;
+        }
+        fold_max(&mut self.acc, &mine[1..]);
+        self.sent = false;
         true
     }
 

@@ -127,7 +127,7 @@ pub struct TeamInner {
     host_groups: OnceLock<Option<HostGroups>>,
     /// Exchanges through staging areas between hosts so far (which half of the staging area
     /// is next, see `coll::hier`).
-    leader_chunks: AtomicU64,
+    staged_exchanges: AtomicU64,
 }
 
 impl TeamInner {
@@ -152,7 +152,7 @@ impl TeamInner {
             entered_floor: AtomicU64::new(0),
             central_exchanges: AtomicU64::new(0),
             host_groups: OnceLock::new(),
-            leader_chunks: AtomicU64::new(0),
+            staged_exchanges: AtomicU64::new(0),
         }
     }
 
@@ -245,7 +245,7 @@ impl TeamInner {
     /// `coll::hier`); returns the first. Every member takes the same numbers.
     #[inline]
     pub fn take_staged_exchanges(&self, k: u64) -> u64 {
-        self.leader_chunks.fetch_add(k, Ordering::Relaxed)
+        self.staged_exchanges.fetch_add(k, Ordering::Relaxed)
     }
 }
 
