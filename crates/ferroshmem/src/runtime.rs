@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::bootstrap;
-use crate::ctrl::CtrlTable;
+use crate::ctrl::{CtrlTable, PeCtrl};
 use crate::error::{Error, Result};
 use crate::heap::SymHeap;
 use crate::job::{self, HeaderView, JobFile, Layout, Mapping};
@@ -358,9 +358,7 @@ impl Runtime {
     }
 
     /// Writes `payload` into the words after `word` of team slot `slot` on PE `pe`, then
-    /// `flag` into `word` itself: a reader that sees the flag sees the payload. On this host
-    /// stores (the flag with Release) and a doorbell; to another host two network puts with a
-    /// fence between them.
+    /// `flag` into `word` itself (see [`Self::post_words`]).
     pub fn post_slot_words(
         &self,
         routine: &'static str,
@@ -370,10 +368,27 @@ impl Runtime {
         payload: &[u64],
         flag: u64,
     ) {
+        self.post_words(routine, pe, &self.ctrl.slot(pe, slot)[word..=word + payload.len()], payload, flag)
+    }
+
+    /// Writes `payload` into `words[1..]` and then `flag` into `words[0]`, where `words` are
+    /// words of PE `pe`'s control block (as mapped here): a reader that sees the flag sees the
+    /// payload. On this host stores (the flag with Release) and a doorbell; to another host
+    /// two network puts with a fence between them, at the words' offset in `pe`'s control
+    /// block (the same offset on every PE).
+    pub fn post_words(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        words: &[AtomicU64],
+        payload: &[u64],
+        flag: u64,
+    ) {
+        assert_eq!(words.len(), payload.len() + 1, "{routine}: a flag word and the payload's words");
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
                 let bytes: Vec<u8> = payload.iter().flat_map(|w| w.to_ne_bytes()).collect();
-                let at = self.slot_word_offset(slot, word);
+                let at = words.as_ptr() as usize - (self.ctrl.pe(pe) as *const PeCtrl as usize);
                 let sent = net
                     .put(routine, pe, Region::Ctrl, at + 8, &bytes)
                     .map(|()| net.fence())
@@ -383,7 +398,6 @@ impl Runtime {
                 }
             }
             _ => {
-                let words = &self.ctrl.slot(pe, slot)[word..=word + payload.len()];
                 for (w, &v) in words[1..].iter().zip(payload) {
                     w.store(v, Ordering::Relaxed);
                 }

@@ -164,31 +164,10 @@ impl<'a> Record<'a> {
     }
 
     /// Writes the entry at word `e`: the payload, then the tag, so that a reader that sees
-    /// the tag sees the payload (on this host a Release store; across hosts a fence between
-    /// two puts).
+    /// the tag sees the payload.
     fn post_entry(&self, e: usize, payload: &[u64; E_PAYLOAD], tag: u64) {
-        match self.net {
-            None => {
-                let words = self.words();
-                for (w, &v) in words[e + 1..=e + E_PAYLOAD].iter().zip(payload) {
-                    w.store(v, Ordering::Relaxed);
-                }
-                words[e + E_TAG].store(tag, Ordering::Release);
-                self.rt.notify(self.root);
-            }
-            Some(net) => {
-                let bytes: Vec<u8> = payload.iter().flat_map(|w| w.to_ne_bytes()).collect();
-                let sent = net
-                    .put(self.routine, self.root, Region::Ctrl, self.offset(e + 1), &bytes)
-                    .map(|()| net.fence())
-                    .and_then(|()| {
-                        net.put_word(self.routine, self.root, Region::Ctrl, self.offset(e + E_TAG), tag)
-                    });
-                if let Err(e) = sent {
-                    fatal(&e);
-                }
-            }
-        }
+        const _: () = assert!(E_TAG == 0 && E_HASH == E_PAYLOAD);
+        self.rt.post_words(self.routine, self.root, &self.words()[e..=e + E_PAYLOAD], payload, tag);
     }
 
     /// Orders this member's earlier writes to the record before its later ones (across hosts a
