@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_time.h"
 
 #define BATCHES 15
 
@@ -38,16 +39,6 @@ static float *pwrk;
 static unsigned it;
 static int fixed_reps;
 
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static long *next_psync(void) { return psync[it++ & 1]; }
 
@@ -106,8 +97,8 @@ static void bench(const char *name, void (*op)(size_t), size_t bytes) {
         shmem_barrier_all();
         t[b] = (now_us() - t0) / reps;
     }
-    qsort(t, BATCHES, sizeof t[0], cmp_double);
-    if (me == 0) printf("coll %s %zu %d %.3f\n", name, bytes, npes, t[BATCHES / 2]);
+    double med = median(t, BATCHES);
+    if (me == 0) printf("coll %s %zu %d %.3f\n", name, bytes, npes, med);
     fflush(stdout);
 }
 

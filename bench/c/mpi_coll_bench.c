@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_time.h"
 
 #define BATCHES 15
 
@@ -29,16 +30,6 @@ static int me, npes;
 static char *src, *dst;
 static int fixed_reps;
 
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static void op_barrier(size_t n) {
     (void)n;
@@ -68,9 +59,9 @@ static void bench(const char *const *names, void (*op)(size_t), size_t bytes) {
         MPI_Barrier(MPI_COMM_WORLD);
         t[b] = (now_us() - t0) / reps;
     }
-    qsort(t, BATCHES, sizeof t[0], cmp_double);
+    double med = median(t, BATCHES);
     if (me == 0)
-        for (; *names; names++) printf("coll %s %zu %d %.3f\n", *names, bytes, npes, t[BATCHES / 2]);
+        for (; *names; names++) printf("coll %s %zu %d %.3f\n", *names, bytes, npes, med);
     fflush(stdout);
 }
 

@@ -14,21 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "bench_time.h"
 
 #define BATCHES 15
 
 static int me, npes;
 
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static void fail(const char *what, int rc) {
     fprintf(stderr, "team_create_bench: PE %d: %s returned %d\n", me, what, rc);
@@ -67,8 +58,8 @@ static void bench(const char *name, void (*op)(void), int reps) {
         shmem_barrier_all();
         t[b] = (now_us() - t0) / reps;
     }
-    qsort(t, BATCHES, sizeof t[0], cmp_double);
-    if (me == 0) printf("coll %s 0 %d %.3f\n", name, npes, t[BATCHES / 2]);
+    double med = median(t, BATCHES);
+    if (me == 0) printf("coll %s 0 %d %.3f\n", name, npes, med);
     fflush(stdout);
 }
 
