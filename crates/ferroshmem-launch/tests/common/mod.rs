@@ -130,18 +130,26 @@ pub fn run_job(
 }
 
 /// Compiles a C program with oshcc into the scratch directory; returns the executable.
+///
+/// Tests of one binary run in parallel and several compile the same source: the linker writes
+/// a name of its own and the finished file is renamed into place, so no test ever executes a
+/// file that another test's linker still holds open for writing (`ETXTBSY`, "Text file busy").
 pub fn compile_c(source: &Path) -> PathBuf {
     let stem = source.file_stem().unwrap().to_string_lossy().into_owned();
     let parent = source.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
     let exe = scratch_dir().join(format!("{parent}-{stem}"));
+    let partial = scratch_dir().join(format!("{parent}-{stem}.{}", new_token()));
     let out: Output = Command::new(oshcc())
         .args(["-std=gnu11", "-O1", "-g", "-Wall", "-Werror"])
         .arg(source)
         .arg("-lm")
         .arg("-o")
-        .arg(&exe)
+        .arg(&partial)
         .output()
         .expect("run oshcc");
+    if !out.status.success() {
+        std::fs::remove_file(&partial).ok();
+    }
     assert!(
         out.status.success(),
         "oshcc {} failed:\n{}{}",
@@ -149,6 +157,7 @@ pub fn compile_c(source: &Path) -> PathBuf {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    std::fs::rename(&partial, &exe).expect("move the executable into place");
     exe
 }
 
