@@ -5,7 +5,7 @@
 #![allow(unsafe_code)]
 
 use crate::error::{Error, Result};
-use crate::net::Net;
+use crate::net::{Completion, Net};
 use crate::runtime::{Runtime, Target};
 
 /// The network transport of a runtime that returned a `Target::Net` (only a job that spans
@@ -27,6 +27,25 @@ pub unsafe fn put(
     nbytes: usize,
     pe: i64,
 ) -> Result<()> {
+    // SAFETY: the caller's contract.
+    unsafe { put_completed_by(rt, routine, dest, src, nbytes, pe, Completion::Quiet) }
+}
+
+/// [`put`], saying who learns that it landed when it crosses the network (see
+/// [`Completion`]).
+///
+/// # Safety
+/// As for [`put`].
+#[inline]
+pub(crate) unsafe fn put_completed_by(
+    rt: &Runtime,
+    routine: &'static str,
+    dest: *mut u8,
+    src: *const u8,
+    nbytes: usize,
+    pe: i64,
+    completion: Completion,
+) -> Result<()> {
     let target = rt.target(routine, dest as usize, nbytes, pe)?;
     if nbytes == 0 {
         return Ok(());
@@ -43,7 +62,7 @@ pub unsafe fn put(
         Target::Net { pe, region, offset } => {
             // SAFETY: `src` is readable for nbytes (caller).
             let src = unsafe { std::slice::from_raw_parts(src, nbytes) };
-            net(rt).put(routine, pe, region, offset, src)
+            net(rt).put(routine, pe, region, offset, src, completion)
         }
     }
 }
@@ -147,7 +166,14 @@ pub unsafe fn strided(
                 Remote::Dest => {
                     // SAFETY: the local source element is readable (caller).
                     let from = unsafe { std::slice::from_raw_parts(s as *const u8, elem) };
-                    net(rt).put(routine, pe, region, offset + (d - at as isize) as usize, from)?;
+                    net(rt).put(
+                        routine,
+                        pe,
+                        region,
+                        offset + (d - at as isize) as usize,
+                        from,
+                        Completion::Quiet,
+                    )?;
                 }
                 Remote::Source => {
                     // SAFETY: the local destination element is writable (caller).

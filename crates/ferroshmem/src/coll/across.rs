@@ -19,11 +19,13 @@
 
 use super::{combine, hier, Group, ReduceOp, Staging};
 use crate::error::{Error, Result};
+use crate::net::Completion;
 use crate::runtime::Runtime;
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
 
-/// Puts `len` bytes from local `src` to the symmetric `dest` of world PE `pe`.
+/// Puts `len` bytes from local `src` to the symmetric `dest` of world PE `pe`
+/// (`completion`: who learns that it landed, when it crosses the network).
 pub(super) fn put(
     rt: &Runtime,
     routine: &'static str,
@@ -31,10 +33,21 @@ pub(super) fn put(
     dest: usize,
     src: usize,
     len: usize,
+    completion: Completion,
 ) -> Result<()> {
     // SAFETY: `src` is the caller's checked buffer, readable for `len`; `dest` is checked to
     // be symmetric by the put itself.
-    unsafe { crate::rma::put(rt, routine, dest as *mut u8, src as *const u8, len, pe as i64) }
+    unsafe {
+        crate::rma::put_completed_by(
+            rt,
+            routine,
+            dest as *mut u8,
+            src as *const u8,
+            len,
+            pe as i64,
+            completion,
+        )
+    }
 }
 
 /// Checks that this PE's own `len` bytes at `addr` are symmetric (every member passes the
@@ -69,7 +82,7 @@ pub(super) fn broadcast(
     g.network_sync(rt, routine)?;
     if g.me() == root {
         for i in (0..g.n()).filter(|&i| i != root || update_root) {
-            put(rt, routine, g.pe(i), dest, src, nbytes)?;
+            put(rt, routine, g.pe(i), dest, src, nbytes, Completion::Quiet)?;
         }
         rt.quiet();
     }
@@ -96,7 +109,7 @@ pub(super) fn fcollect(
     let me = g.me();
     for k in 0..n {
         let i = (me + k) % n;
-        put(rt, routine, g.pe(i), dest + me * nbytes, src, nbytes)?;
+        put(rt, routine, g.pe(i), dest + me * nbytes, src, nbytes, Completion::Quiet)?;
     }
     rt.quiet();
     g.network_sync(rt, routine)
@@ -123,7 +136,7 @@ pub(super) fn collect(
     let me = g.me();
     let count = (nbytes as u64).to_ne_bytes();
     for i in 0..n {
-        rt.put_stage_bytes(routine, g.pe(i), slot, base + me * 8, &count);
+        rt.put_stage_bytes(routine, g.pe(i), slot, base + me * 8, &count, Completion::Quiet);
     }
     rt.quiet();
     g.network_sync(rt, routine)?;
@@ -138,7 +151,7 @@ pub(super) fn collect(
     let at: usize = counts[..me].iter().sum();
     for k in 0..n {
         let i = (me + k) % n;
-        put(rt, routine, g.pe(i), dest + at, src, nbytes)?;
+        put(rt, routine, g.pe(i), dest + at, src, nbytes, Completion::Quiet)?;
     }
     rt.quiet();
     g.network_sync(rt, routine)?;
@@ -183,10 +196,18 @@ pub(super) fn alltoalls(
         let j = (me + k) % n;
         let (to, from) = (dest + me * nelems * dst * elem, src + j * nelems * sst * elem);
         if dst == 1 && sst == 1 {
-            put(rt, routine, g.pe(j), to, from, nelems * elem)?;
+            put(rt, routine, g.pe(j), to, from, nelems * elem, Completion::Quiet)?;
         } else {
             for e in 0..nelems {
-                put(rt, routine, g.pe(j), to + e * dst * elem, from + e * sst * elem, elem)?;
+                put(
+                    rt,
+                    routine,
+                    g.pe(j),
+                    to + e * dst * elem,
+                    from + e * sst * elem,
+                    elem,
+                    Completion::Quiet,
+                )?;
             }
         }
     }
@@ -233,7 +254,7 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         let part = unsafe { std::slice::from_raw_parts((src + lo * size) as *const u8, len * size) };
         for k in 0..n {
             let i = (me + k) % n;
-            rt.put_stage_bytes(routine, g.pe(i), slot, base + me * chunk * size, part);
+            rt.put_stage_bytes(routine, g.pe(i), slot, base + me * chunk * size, part, Completion::Quiet);
         }
         rt.quiet();
         g.network_sync(rt, routine)?;

@@ -36,6 +36,7 @@ use super::across::{check_own, put};
 use super::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES, W_ENTER};
 use crate::error::{Error, Result};
 use crate::job::{SLOT_FIXED_WORDS, SLOT_HOST_WORDS};
+use crate::net::Completion;
 use crate::runtime::{add_to_tagged_count, tagged_count, Runtime, CENTRAL_ARRIVALS, CENTRAL_RELEASE};
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
@@ -271,7 +272,7 @@ pub(super) fn broadcast(
     let send = |from: usize| -> Result<()> {
         for g in groups.others() {
             op.wait_flag(op.rt.my_pe, g, entered);
-            put(rt, routine, op.leader_of(g), dest, from, nbytes)?;
+            put(rt, routine, op.leader_of(g), dest, from, nbytes, Completion::Announced)?;
         }
         op.rt.fence();
         op.signal_leaders(landed);
@@ -372,9 +373,16 @@ pub(super) fn fcollect(
             if staged {
                 // SAFETY: our destination, `count` blocks from `first` (checked above).
                 let bytes = unsafe { std::slice::from_raw_parts(at as *const u8, count * nbytes) };
-                rt.put_stage_bytes(routine, op.leader_of(g), team.slot, half + first * nbytes, bytes);
+                rt.put_stage_bytes(
+                    routine,
+                    op.leader_of(g),
+                    team.slot,
+                    half + first * nbytes,
+                    bytes,
+                    Completion::Announced,
+                );
             } else {
-                put(rt, routine, op.leader_of(g), at, at, count * nbytes)?;
+                put(rt, routine, op.leader_of(g), at, at, count * nbytes, Completion::Announced)?;
             }
         }
     }
@@ -449,9 +457,24 @@ pub(super) fn alltoall(
                         // release), block j.
                         let bytes =
                             unsafe { std::slice::from_raw_parts((from + j * block) as *const u8, block) };
-                        rt.put_stage_bytes(routine, op.pe(j), team.slot, half + i * block, bytes);
+                        rt.put_stage_bytes(
+                            routine,
+                            op.pe(j),
+                            team.slot,
+                            half + i * block,
+                            bytes,
+                            Completion::Announced,
+                        );
                     } else {
-                        put(rt, routine, op.pe(j), dest + i * block, from + j * block, block)?;
+                        put(
+                            rt,
+                            routine,
+                            op.pe(j),
+                            dest + i * block,
+                            from + j * block,
+                            block,
+                            Completion::Announced,
+                        )?;
                     }
                 }
             }
@@ -554,7 +577,14 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         // SAFETY: `part` holds `count` initialised elements; plain bytes of them.
         let bytes = unsafe { std::slice::from_raw_parts(part[lo..].as_ptr() as *const u8, len * size) };
         for g in groups.others() {
-            rt.put_stage_bytes(routine, op.leader_of(g), team.slot, half + mine * chunk * size, bytes);
+            rt.put_stage_bytes(
+                routine,
+                op.leader_of(g),
+                team.slot,
+                half + mine * chunk * size,
+                bytes,
+                Completion::Announced,
+            );
         }
         rt.fence();
         let v = op.flag_value(c);
