@@ -60,6 +60,14 @@ pub const CENTRAL_ARRIVED: usize = SYNC_ROUNDS + 4;
 const CORE_AWARE_MAX_PES: usize = 64;
 /// ... in jobs up to this size (each such wait first reads every PE's CPU word once).
 const CORE_AWARE_MAX_JOB: usize = 1024;
+/// How long a wait in a job across hosts progresses the network and yields before it sleeps,
+/// whatever the ratio of PEs to cores: a network step takes tens of microseconds, and a
+/// sleeping waiter is woken through two threads (its progress thread, then the doorbell).
+/// With the one-host figure (200 us when PEs do not outnumber cores) the waiters across
+/// 4 simulated hosts x 2 PEs slept in every collective and a barrier, broadcast or reduction
+/// took 2-3 ms in half of the runs; with 2 ms, 130-410 us in every run
+/// (`bench/c/coll_bench.c 8 20`, two alternations).
+const NETWORK_YIELD_FOR: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// Adds one to `word`, an epoch-tagged count: (epoch << 20) | count. A count left by an older
 /// operation (or by an older team on the slot) carries a smaller epoch and restarts at 1.
@@ -559,7 +567,7 @@ impl Runtime {
                 // every 16 looks (`bench/c/coll_bench.c 8 50`, three alternations).
                 std::thread::yield_now();
                 rounds += 1;
-                if rounds.is_multiple_of(16) && !nested && start.elapsed() >= self.wait.yield_for {
+                if rounds.is_multiple_of(16) && !nested && start.elapsed() >= NETWORK_YIELD_FOR {
                     break;
                 }
             }
