@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -162,7 +163,7 @@ int fsh_ucp_init(void **ctx) {
     ucp_params_t params;
     memset(&params, 0, sizeof params);
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
     params.mt_workers_shared = 1;
     ucp_context_h c;
     st = ucp_init(&params, config, &c);
@@ -180,9 +181,15 @@ void fsh_ucp_cleanup(void *ctx) { ucp_cleanup((ucp_context_h)ctx); }
  * slices (a barrier between two hosts took 7 ms). So the worker is created SERIALIZED and
  * every call takes this (sleeping) mutex; a thread waiting for its own operation lets go of it
  * now and then. */
+#define FSH_REGIONS 3
+
 struct fsh_worker {
     ucp_worker_h w;
     pthread_mutex_t lock;
+    /* Where flagged messages may write (fsh_ucp_set_flagged_regions): base and length of each
+     * of this process's symmetric regions; region 0 holds the flag words. */
+    uint64_t region_base[FSH_REGIONS];
+    uint64_t region_len[FSH_REGIONS];
 };
 
 #define LOCK(fw) pthread_mutex_lock(&(fw)->lock)
@@ -193,7 +200,7 @@ int fsh_ucp_worker_create(void *ctx, void **worker) {
     memset(&params, 0, sizeof params);
     params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     params.thread_mode = UCS_THREAD_MODE_SERIALIZED;
-    struct fsh_worker *fw = malloc(sizeof *fw);
+    struct fsh_worker *fw = calloc(1, sizeof *fw);
     if (fw == NULL) return UCS_ERR_NO_MEMORY;
     ucs_status_t st = ucp_worker_create((ucp_context_h)ctx, &params, &fw->w);
     if (st != UCS_OK) {
@@ -456,4 +463,83 @@ int fsh_ucp_atomic_op_code(int which) {
     case 5: return UCP_ATOMIC_OP_XOR;
     default: return -1;
     }
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Flagged messages: a payload copied to an offset of one of the receiver's regions, then a
+ * flag word of its region 0 raised to at least a value (release), in one active message. A
+ * reader that sees the flag sees the payload. A put, a fence and a second put cost two sends
+ * (each a system call over TCP) where this costs one; and the flag only grows whatever order
+ * messages arrive in. */
+
+#define FSH_AM_FLAGGED 1
+
+struct fsh_flagged_hdr {
+    uint64_t region, offset, flag_offset, flag_value;
+};
+
+static int fits(const struct fsh_worker *fw, uint64_t region, uint64_t offset, uint64_t len) {
+    return region < FSH_REGIONS && offset <= fw->region_len[region] && len <= fw->region_len[region] - offset;
+}
+
+static ucs_status_t flagged_arrived(void *arg, const void *header, size_t header_length, void *data, size_t length,
+                                    const ucp_am_recv_param_t *param) {
+    struct fsh_worker *fw = arg;
+    struct fsh_flagged_hdr h;
+    if (header_length != sizeof h || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        fprintf(stderr, "ferroshmem: a flagged message arrived malformed (header %zu bytes, attributes %#lx)\n",
+                header_length, (unsigned long)param->recv_attr);
+        abort();
+    }
+    memcpy(&h, header, sizeof h);
+    if (!fits(fw, h.region, h.offset, length) || !fits(fw, 0, h.flag_offset, 8) || h.flag_offset % 8 != 0) {
+        fprintf(stderr,
+                "ferroshmem: a flagged message addresses outside this PE's regions (region %lu offset %lu length %zu, "
+                "flag at %lu)\n",
+                (unsigned long)h.region, (unsigned long)h.offset, length, (unsigned long)h.flag_offset);
+        abort();
+    }
+    if (length > 0) memcpy((void *)(uintptr_t)(fw->region_base[h.region] + h.offset), data, length);
+    uint64_t *flag = (uint64_t *)(uintptr_t)(fw->region_base[0] + h.flag_offset);
+    uint64_t old = __atomic_load_n(flag, __ATOMIC_RELAXED);
+    while (old < h.flag_value &&
+           !__atomic_compare_exchange_n(flag, &old, h.flag_value, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+    }
+    return UCS_OK;
+}
+
+/* Accepts flagged messages into the given regions (call before any peer may send one). */
+int fsh_ucp_set_flagged_regions(void *w, const uint64_t *base, const uint64_t *len) {
+    struct fsh_worker *fw = w;
+    for (int i = 0; i < FSH_REGIONS; i++) {
+        fw->region_base[i] = base[i];
+        fw->region_len[i] = len[i];
+    }
+    ucp_am_handler_param_t p;
+    memset(&p, 0, sizeof p);
+    p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                   UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    p.id = FSH_AM_FLAGGED;
+    p.flags = UCP_AM_FLAG_WHOLE_MSG;
+    p.cb = flagged_arrived;
+    p.arg = fw;
+    LOCK(fw);
+    ucs_status_t st = ucp_worker_set_am_recv_handler(fw->w, &p);
+    UNLOCK(fw);
+    return st;
+}
+
+/* Sends a flagged message; returns when `buf` may be reused. */
+int fsh_ucp_put_flagged(void *w, void *ep, uint64_t region, uint64_t offset, const void *buf, size_t len,
+                        uint64_t flag_offset, uint64_t flag_value) {
+    struct fsh_worker *fw = w;
+    struct fsh_flagged_hdr h = {region, offset, flag_offset, flag_value};
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof p);
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_AM_SEND_FLAG_EAGER;
+    LOCK(fw);
+    ucs_status_t st = wait_request(fw, ucp_am_send_nbx((ucp_ep_h)ep, FSH_AM_FLAGGED, &h, sizeof h, buf, len, &p));
+    UNLOCK(fw);
+    return st;
 }

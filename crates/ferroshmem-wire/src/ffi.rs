@@ -77,6 +77,18 @@ extern "C" {
         result: *mut u64,
     ) -> c_int;
     pub fn fsh_ucp_atomic_op_code(which: c_int) -> c_int;
+    pub fn fsh_ucp_set_flagged_regions(worker: *mut c_void, base: *const u64, len: *const u64) -> c_int;
+    #[allow(clippy::too_many_arguments)]
+    pub fn fsh_ucp_put_flagged(
+        worker: *mut c_void,
+        ep: *mut c_void,
+        region: u64,
+        offset: u64,
+        buf: *const c_void,
+        len: usize,
+        flag_offset: u64,
+        flag_value: u64,
+    ) -> c_int;
 }
 
 /// The library's text for a shim status.

@@ -17,6 +17,10 @@ use std::sync::Arc;
 use crate::Error;
 use crate::Result;
 
+/// Regions a flagged message may write into (the control block, the heap, the static data);
+/// flags live in region 0.
+pub const FLAGGED_REGIONS: usize = 3;
+
 /// The atomic operations of `ucp_atomic_op_nbx`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AtomicOp {
@@ -180,6 +184,23 @@ mod imp {
             // SAFETY: a live worker.
             crate::check("ucp_worker_flush", unsafe { ffi::fsh_ucp_flush(self.ptr()) })
         }
+
+        /// Accepts flagged messages ([`Endpoint::put_flagged`]) into `regions` (base address
+        /// and length in this process; region 0 holds the flag words). Call before any peer
+        /// may send one.
+        ///
+        /// # Safety
+        /// Each region must stay mapped and writable for as long as the worker lives; the
+        /// messages write into it from whichever thread progresses the worker.
+        pub unsafe fn set_flagged_regions(&self, regions: [(u64, u64); FLAGGED_REGIONS]) -> Result<()> {
+            let base = regions.map(|r| r.0);
+            let len = regions.map(|r| r.1);
+            // SAFETY: a live worker; two arrays of FLAGGED_REGIONS words; the regions' lifetime
+            // is the caller's contract.
+            crate::check("ucp_worker_set_am_recv_handler", unsafe {
+                ffi::fsh_ucp_set_flagged_regions(self.ptr(), base.as_ptr(), len.as_ptr())
+            })
+        }
     }
 
     /// A connection to another process's worker.
@@ -207,6 +228,34 @@ mod imp {
                 ffi::fsh_ucp_ep_create(worker.ptr(), address.as_ptr().cast(), &mut p)
             })?;
             Ok(Endpoint { ptr: p, worker: worker.clone() })
+        }
+
+        /// Sends a flagged message: the peer copies `src` to `offset` of its region `region`,
+        /// then raises the word at `flag_offset` of its region 0 to at least `flag_value`
+        /// (see [`Worker::set_flagged_regions`]); one message where a put, a fence and a put
+        /// are two. Returns when `src` may be reused.
+        pub fn put_flagged(
+            &self,
+            region: u64,
+            offset: u64,
+            src: &[u8],
+            flag_offset: u64,
+            flag_value: u64,
+        ) -> Result<()> {
+            // SAFETY: live worker and endpoint; `src` is readable for its length and stays
+            // borrowed until the shim returns (local completion).
+            crate::check("ucp_am_send_nbx", unsafe {
+                ffi::fsh_ucp_put_flagged(
+                    self.worker.ptr(),
+                    self.ptr,
+                    region,
+                    offset,
+                    src.as_ptr().cast(),
+                    src.len(),
+                    flag_offset,
+                    flag_value,
+                )
+            })
         }
 
         /// Copies `src` to `raddr` of the peer; returns when `src` may be reused.
@@ -436,12 +485,22 @@ mod imp {
         pub fn flush(&self) -> Result<()> {
             Err(Error::Unavailable)
         }
+        /// Unavailable: built without UCX.
+        ///
+        /// # Safety
+        /// None needed; the signature matches the real one.
+        pub unsafe fn set_flagged_regions(&self, _: [(u64, u64); FLAGGED_REGIONS]) -> Result<()> {
+            Err(Error::Unavailable)
+        }
     }
     impl Endpoint {
         pub fn connect(_: &Worker, _: &[u8]) -> Result<Endpoint> {
             Err(Error::Unavailable)
         }
         pub fn put(&self, _: &[u8], _: u64, _: &RemoteKey) -> Result<()> {
+            Err(Error::Unavailable)
+        }
+        pub fn put_flagged(&self, _: u64, _: u64, _: &[u8], _: u64, _: u64) -> Result<()> {
             Err(Error::Unavailable)
         }
         pub fn get(&self, _: &mut [u8], _: u64, _: &RemoteKey) -> Result<()> {

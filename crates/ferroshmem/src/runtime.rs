@@ -429,6 +429,50 @@ impl Runtime {
         unsafe { std::ptr::read_volatile((self.stage_addr(slot) + i * 8) as *const u64) }
     }
 
+    /// Copies `bytes` to `offset` of PE `pe`'s staging area of team slot `slot`, then raises
+    /// word `word` of that slot to at least `value` and tells its waiters: a reader that sees
+    /// the word sees the bytes. On this host a copy, an atomic maximum and a doorbell; to
+    /// another host one flagged message (`Net::put_flagged`). Words written so are written
+    /// no other way.
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_stage_flagged(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        slot: usize,
+        offset: usize,
+        bytes: &[u8],
+        word: usize,
+        value: u64,
+    ) {
+        assert!(
+            offset.checked_add(bytes.len()).is_some_and(|end| end <= job::STAGE_BYTES),
+            "{routine}: staging area overflow"
+        );
+        match &self.net {
+            Some(net) if !self.topology.is_local(pe) => {
+                let at = self.stage_addr(slot) - self.my_ctrl + offset;
+                let flag = self.slot_word_offset(slot, word);
+                if let Err(e) = net.put_flagged(routine, pe, Region::Ctrl, at, bytes, flag, value) {
+                    fatal(&e);
+                }
+            }
+            _ => {
+                // SAFETY: PE `pe`'s staging area is mapped here (same host) and holds
+                // STAGE_BYTES (checked above); the collective's protocol keeps others off it.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        bytes.as_ptr(),
+                        (self.ctrl.stage(pe, slot) + offset) as *mut u8,
+                        bytes.len(),
+                    )
+                };
+                self.ctrl.slot(pe, slot)[word].fetch_max(value, Ordering::AcqRel);
+                self.notify(pe);
+            }
+        }
+    }
+
     /// Copies `bytes` to `offset` of PE `pe`'s staging area of team slot `slot`: a copy on
     /// this host, a network put to another (`completion`: who learns that it landed).
     pub fn put_stage_bytes(
@@ -555,7 +599,7 @@ impl Runtime {
             let start = Instant::now();
             let mut rounds = 0u32;
             loop {
-                net.progress();
+                let delivered = net.progress();
                 if ready() {
                     return;
                 }
@@ -564,8 +608,12 @@ impl Runtime {
                 // wants the core, and when somebody does (another PE, possibly the one to make
                 // progress) it gets the core at once. Across 2 simulated hosts x 2 PEs on
                 // this 2-core machine a barrier took 23-45 us so and 37-47 us yielding after
-                // every 16 looks (`bench/c/coll_bench.c 8 50`, three alternations).
-                std::thread::yield_now();
+                // every 16 looks (`bench/c/coll_bench.c 8 50`, three alternations). A look
+                // that delivered something is followed by another at once: the rest of a
+                // message (a flag after its data) is often there already.
+                if !delivered {
+                    std::thread::yield_now();
+                }
                 rounds += 1;
                 if rounds.is_multiple_of(16) && !nested && start.elapsed() >= NETWORK_YIELD_FOR {
                     break;

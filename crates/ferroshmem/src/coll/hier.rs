@@ -48,12 +48,22 @@ const W_DONE: usize = SLOT_HOST_WORDS;
 /// Slot word of a leader: the epoch of the team-creation all-reduce whose result it published
 /// for its host (`team::agree`).
 pub(crate) const W_AGREE_RESULT: usize = SLOT_HOST_WORDS + 1;
-/// First of the flag words, one per host group of the team (see the module documentation).
+/// First of the flag words raised by puts after a fence, one per host group of the team (see
+/// the module documentation).
 const W_FLAGS: usize = SLOT_HOST_WORDS + 8;
 const _: () = assert!(W_DONE < W_AGREE_RESULT && W_AGREE_RESULT < W_FLAGS);
-/// Most host groups a team can have for the hierarchical algorithms (one flag word each);
+/// Most host groups a team can have for the hierarchical algorithms (two flag words each);
 /// teams over more hosts take the flat ones of `coll::across`.
-pub const MAX_GROUPS: usize = SLOT_FIXED_WORDS - W_FLAGS;
+pub const MAX_GROUPS: usize = (SLOT_FIXED_WORDS - W_FLAGS) / 2;
+/// First of the flag words raised by flagged messages (`Runtime::put_stage_flagged`: the data
+/// of a staged exchange and its flag in one message), one per host group. Apart from
+/// [`W_FLAGS`]: a word written by messages (an atomic maximum) is never written by a put.
+const W_MSG_FLAGS: usize = W_FLAGS + MAX_GROUPS;
+const _: () = assert!(W_MSG_FLAGS + MAX_GROUPS <= SLOT_FIXED_WORDS);
+/// Results up to this size are copied by the leader into its host's members' destinations
+/// (one copy each, no reply) instead of being read by them from the leader's (which then
+/// waits for each member to say it is done: two more hand-overs between PEs of a host).
+const PUSH_MAX: usize = 32 << 10;
 /// Bits of a flag value below the epoch: the chunk of a reduction.
 const CHUNK_BITS: u32 = 28;
 /// Up to this many host leaders meet directly (each signals each: one network step); more
@@ -167,6 +177,38 @@ impl<'a> Op<'a> {
         self.wait_word(owner, W_FLAGS + g, value);
     }
 
+    /// Sends `bytes` to `offset` of world PE `pe`'s staging area (a PE of another host) and
+    /// raises this group's message flag there to `value`, in one message.
+    fn send_staged(&self, pe: usize, offset: usize, bytes: &[u8], value: u64) {
+        self.rt.put_stage_flagged(
+            self.routine,
+            pe,
+            self.team.slot,
+            offset,
+            bytes,
+            W_MSG_FLAGS + self.groups.mine(),
+            value,
+        );
+    }
+
+    /// Waits until group `g`'s message flag on `owner` (a PE of this host) reaches `value`.
+    fn wait_msg_flag(&self, owner: usize, g: usize, value: u64) {
+        self.wait_word(owner, W_MSG_FLAGS + g, value);
+    }
+
+    /// Waits until every other group's message flag on this PE reaches `value`.
+    fn wait_msg_flags(&self, value: u64) {
+        for g in self.groups.others() {
+            self.wait_msg_flag(self.rt.my_pe, g, value);
+        }
+    }
+
+    /// Where group `g`'s part starts in a staged exchange that packs `unit` bytes per member,
+    /// the groups in order (the same on every PE).
+    fn packed_offset(&self, g: usize, unit: usize) -> usize {
+        (0..g).map(|h| self.groups.members(h).len()).sum::<usize>() * unit
+    }
+
     /// Publishes that this PE entered the collective: members of this host may now write into
     /// its destination.
     fn enter(&self) {
@@ -183,6 +225,49 @@ impl<'a> Op<'a> {
     fn wait_flags(&self, value: u64) {
         for g in self.groups.others() {
             self.wait_flag(self.rt.my_pe, g, value);
+        }
+    }
+
+    /// On a leader, when `push` (a result of up to [`PUSH_MAX`] bytes): copies our `len`
+    /// bytes at `dest` into the same place of every other local member's destination. Each
+    /// has arrived in this operation, so its destination is free; it returns at our release
+    /// without reading ours, so we need not wait for it to be done.
+    fn push_to_members(&self, push: bool, dest: usize, len: usize) -> Result<()> {
+        self.push_from(push, dest, dest, len)
+    }
+
+    /// [`Self::push_to_members`] of our `len` bytes at `from` (a buffer of ours, complete).
+    fn push_from(&self, push: bool, from: usize, dest: usize, len: usize) -> Result<()> {
+        if !push {
+            return Ok(());
+        }
+        for &m in self.groups.members(self.groups.mine()) {
+            if m != self.team.my_index {
+                let to = at(self.rt, self.routine, dest, len, self.pe(m))?;
+                // SAFETY: member m arrived (its destination is free and written by us alone
+                // until our release); `from` is complete and unchanged meanwhile.
+                unsafe { copy(to, from, len) };
+            }
+        }
+        Ok(())
+    }
+
+    /// On a leader: lets the local members go on; unless the result was pushed to them, waits
+    /// until they are done reading our buffers.
+    fn release_and_wait(&self, push: bool) {
+        self.release();
+        if !push {
+            self.wait_done();
+        }
+    }
+
+    /// Waits for the credit of a staged exchange (`credit` from
+    /// `TeamInner::take_staged_exchanges`): every other group's flag on this PE shows that its
+    /// host entered the previous staged exchange, so it finished reading the one before, the
+    /// last to use the half that this exchange writes.
+    fn wait_credit(&self, credit: u64) {
+        if credit > 0 {
+            self.wait_msg_flags(credit);
         }
     }
 
@@ -266,6 +351,9 @@ pub(super) fn broadcast(
         team.sync_unchecked(rt);
         return Ok(());
     }
+    if nbytes <= STAGE_HALF {
+        return broadcast_staged(rt, team, groups, routine, dest, src, nbytes, root, update_root);
+    }
     let op = Op::new(rt, team, groups, routine);
     let root_group = groups.group_of(root);
     let (entered, landed) = (op.flag_value(0), op.flag_value(1));
@@ -320,6 +408,100 @@ pub(super) fn broadcast(
     Ok(())
 }
 
+/// Broadcast of up to half a staging area: the root's leader puts the root's source into the
+/// other leaders' staging areas, without waiting for them to enter this broadcast (they said
+/// so for the previous staged exchange: the credit), so that back-to-back broadcasts cost one
+/// network step each rather than a round trip. Every member first arrives at its leader;
+/// every leader that is not the root's says "entered" to every other leader once its host
+/// has (the credit of the next staged exchange, whoever sends in it), waits for the data, and
+/// copies it into its own and its members' destinations. On the root's host a root that
+/// leads it copies its source into its members' destinations after sending; otherwise the
+/// root is the hub from which the members copy, as in the large form.
+#[allow(clippy::too_many_arguments)]
+fn broadcast_staged(
+    rt: &Runtime,
+    team: &TeamInner,
+    groups: &HostGroups,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+    root: usize,
+    update_root: bool,
+) -> Result<()> {
+    let op = Op::new(rt, team, groups, routine);
+    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
+    let (exchange, credit) = team.take_staged_exchanges(1, entered);
+    let half = (exchange & 1) as usize * STAGE_HALF;
+    let stage = rt.stage_addr(team.slot) + half;
+    let root_group = groups.group_of(root);
+    let root_pe = op.pe(root);
+    let me = team.my_index;
+    let leader = op.my_leader();
+    if !op.is_leader() {
+        op.arrive(leader);
+    }
+    if groups.mine() != root_group {
+        if op.is_leader() {
+            op.wait_arrivals(op.local_others());
+            for g in groups.others() {
+                op.send_staged(op.leader_of(g), half, &[], entered);
+            }
+            op.wait_msg_flag(rt.my_pe, root_group, landed);
+            // SAFETY: the root's data landed in our staging area (its group's flag is up) and
+            // stays until a later exchange; our destination is ours.
+            unsafe { copy(dest, stage, nbytes) };
+            op.push_to_members(true, dest, nbytes)?;
+            op.release();
+        } else {
+            // The leader copies the data into our destination (we arrived) before it releases.
+            op.wait_release(leader);
+        }
+        return Ok(());
+    }
+    if me == root && update_root {
+        // SAFETY: the caller's checked buffers (equal, or not overlapping).
+        unsafe { copy(dest, src, nbytes) };
+    }
+    let send = |from: usize| {
+        op.wait_credit(credit);
+        // SAFETY: the root's source (ours, or released): unchanged until we are done with it.
+        let bytes = unsafe { std::slice::from_raw_parts(from as *const u8, nbytes) };
+        for g in groups.others() {
+            op.send_staged(op.leader_of(g), half, bytes, landed);
+        }
+    };
+    if root == groups.leader(root_group) {
+        // The root leads its host: it sends, then copies its source into the local members'
+        // destinations (they arrived) and releases them.
+        if me == root {
+            op.wait_arrivals(op.local_others());
+            send(src);
+            op.push_from(true, src, dest, nbytes)?;
+            op.release();
+        } else {
+            op.wait_release(root_pe);
+        }
+        return Ok(());
+    }
+    // Another member leads the root's host: the root is the hub of the local copies.
+    if me == root {
+        op.release();
+        op.wait_done();
+        return Ok(());
+    }
+    op.wait_release(root_pe);
+    let from = at(rt, routine, src, nbytes, root_pe)?;
+    if op.is_leader() {
+        op.wait_arrivals(op.local_others());
+        send(from);
+    }
+    // SAFETY: the root released its source, which stays unchanged until we are done.
+    unsafe { copy(dest, from, nbytes) };
+    op.done(root_pe);
+    Ok(())
+}
+
 /// fcollect: each leader copies its host's blocks (from the members' sources, once they
 /// arrived) into its destination and sends them, run by run (consecutive members), to every
 /// other leader: into their staging areas when the whole result fits half of one, else into
@@ -343,16 +525,21 @@ pub(super) fn fcollect(
     }
     let op = Op::new(rt, team, groups, routine);
     let staged = all <= STAGE_HALF;
-    let half = if staged { (team.take_staged_exchanges(1) & 1) as usize * STAGE_HALF } else { 0 };
+    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
+    let (exchange, credit) = if staged { team.take_staged_exchanges(1, entered) } else { (0, 0) };
+    let half = (exchange & 1) as usize * STAGE_HALF;
     let leader = op.my_leader();
+    let push = all <= PUSH_MAX;
     if !op.is_leader() {
         op.arrive(leader);
         op.wait_release(leader);
-        let from = at(rt, routine, dest, all, leader)?;
-        // SAFETY: the leader's destination is complete (released) and unchanged until we are
-        // done.
-        unsafe { copy(dest, from, all) };
-        op.done(leader);
+        if !push {
+            let from = at(rt, routine, dest, all, leader)?;
+            // SAFETY: the leader's destination is complete (released) and unchanged until we
+            // are done.
+            unsafe { copy(dest, from, all) };
+            op.done(leader);
+        }
         return Ok(());
     }
     op.wait_arrivals(op.local_others());
@@ -362,46 +549,44 @@ pub(super) fn fcollect(
         // destination is ours.
         unsafe { copy(dest + i * nbytes, from, nbytes) };
     }
-    let runs = groups.runs(groups.mine());
-    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
-    if !staged {
+    if staged {
+        // Our host's blocks, packed in team order, in one message to each other leader.
+        op.wait_credit(credit);
+        let mut packed = Vec::with_capacity(groups.members(groups.mine()).len() * nbytes);
+        for &i in groups.members(groups.mine()) {
+            // SAFETY: block i of our destination (checked above), copied there just now.
+            packed.extend_from_slice(unsafe {
+                std::slice::from_raw_parts((dest + i * nbytes) as *const u8, nbytes)
+            });
+        }
+        let to = half + op.packed_offset(groups.mine(), nbytes);
+        for g in groups.others() {
+            op.send_staged(op.leader_of(g), to, &packed, entered);
+        }
+        op.wait_msg_flags(entered);
+        let stage = rt.stage_addr(team.slot) + half;
+        for g in groups.others() {
+            let from = stage + op.packed_offset(g, nbytes);
+            for (k, &i) in groups.members(g).iter().enumerate() {
+                // SAFETY: group g's blocks landed in our staging area (its flag is up) and stay
+                // until a later exchange; our destination is ours.
+                unsafe { copy(dest + i * nbytes, from + k * nbytes, nbytes) };
+            }
+        }
+    } else {
         op.leaders_meet();
-    }
-    for g in groups.others() {
-        for &(first, count) in &runs {
-            let at = dest + first * nbytes;
-            if staged {
-                // SAFETY: our destination, `count` blocks from `first` (checked above).
-                let bytes = unsafe { std::slice::from_raw_parts(at as *const u8, count * nbytes) };
-                rt.put_stage_bytes(
-                    routine,
-                    op.leader_of(g),
-                    team.slot,
-                    half + first * nbytes,
-                    bytes,
-                    Completion::Announced,
-                );
-            } else {
+        for g in groups.others() {
+            for &(first, count) in &groups.runs(groups.mine()) {
+                let at = dest + first * nbytes;
                 put(rt, routine, op.leader_of(g), at, at, count * nbytes, Completion::Announced)?;
             }
         }
+        rt.fence();
+        op.signal_leaders(landed);
+        op.wait_flags(landed);
     }
-    rt.fence();
-    let v = if staged { entered } else { landed };
-    op.signal_leaders(v);
-    op.wait_flags(v);
-    if staged {
-        let stage = rt.stage_addr(team.slot) + half;
-        for g in groups.others() {
-            for (first, count) in groups.runs(g) {
-                // SAFETY: group g's blocks landed in our staging area (its flag is up) and stay
-                // until a later exchange; our destination is ours.
-                unsafe { copy(dest + first * nbytes, stage + first * nbytes, count * nbytes) };
-            }
-        }
-    }
-    op.release();
-    op.wait_done();
+    op.push_to_members(push, dest, all)?;
+    op.release_and_wait(push);
     Ok(())
 }
 
@@ -430,7 +615,9 @@ pub(super) fn alltoall(
     }
     let op = Op::new(rt, team, groups, routine);
     let staged = all <= STAGE_HALF;
-    let half = if staged { (team.take_staged_exchanges(1) & 1) as usize * STAGE_HALF } else { 0 };
+    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
+    let (exchange, credit) = if staged { team.take_staged_exchanges(1, entered) } else { (0, 0) };
+    let half = (exchange & 1) as usize * STAGE_HALF;
     let me = team.my_index;
     let local = groups.members(groups.mine());
     op.enter();
@@ -442,30 +629,37 @@ pub(super) fn alltoall(
         // by us alone; our source is the caller's checked buffer.
         unsafe { copy(to, src + j * block, block) };
     }
-    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
     if op.is_leader() {
         op.wait_arrivals(op.local_others());
-        if !staged {
+        if staged {
+            op.wait_credit(credit);
+        } else {
             op.leaders_meet();
         }
-        for g in groups.others() {
-            for &i in local {
-                let from = at(rt, routine, src, all, op.pe(i))?;
+        if staged {
+            // To each member j of another host, the blocks j of our host's members, packed in
+            // team order, in one message.
+            let mut packed = Vec::with_capacity(local.len() * block);
+            let to = half + op.packed_offset(groups.mine(), block);
+            for g in groups.others() {
                 for &j in groups.members(g) {
-                    if staged {
+                    packed.clear();
+                    for &i in local {
+                        let from = at(rt, routine, src, all, op.pe(i))?;
                         // SAFETY: member i's source (arrived: ready and unchanged until we
                         // release), block j.
-                        let bytes =
-                            unsafe { std::slice::from_raw_parts((from + j * block) as *const u8, block) };
-                        rt.put_stage_bytes(
-                            routine,
-                            op.pe(j),
-                            team.slot,
-                            half + i * block,
-                            bytes,
-                            Completion::Announced,
-                        );
-                    } else {
+                        packed.extend_from_slice(unsafe {
+                            std::slice::from_raw_parts((from + j * block) as *const u8, block)
+                        });
+                    }
+                    op.send_staged(op.pe(j), to, &packed, entered);
+                }
+            }
+        } else {
+            for g in groups.others() {
+                for &i in local {
+                    let from = at(rt, routine, src, all, op.pe(i))?;
+                    for &j in groups.members(g) {
                         put(
                             rt,
                             routine,
@@ -478,11 +672,11 @@ pub(super) fn alltoall(
                     }
                 }
             }
-        }
-        rt.fence();
-        for g in groups.others() {
-            for &j in groups.members(g) {
-                op.signal(op.pe(j), if staged { entered } else { landed });
+            rt.fence();
+            for g in groups.others() {
+                for &j in groups.members(g) {
+                    op.signal(op.pe(j), landed);
+                }
             }
         }
         op.release();
@@ -491,16 +685,19 @@ pub(super) fn alltoall(
         op.arrive(leader);
         op.wait_release(leader);
     }
-    op.wait_flags(if staged { entered } else { landed });
     if staged {
+        op.wait_msg_flags(entered);
         let stage = rt.stage_addr(team.slot) + half;
         for g in groups.others() {
-            for &i in groups.members(g) {
+            let from = stage + op.packed_offset(g, block);
+            for (k, &i) in groups.members(g).iter().enumerate() {
                 // SAFETY: member i's block landed in our staging area (its group's flag is
                 // up) and stays until a later exchange; block i of our destination is ours.
-                unsafe { copy(dest + i * block, stage + i * block, block) };
+                unsafe { copy(dest + i * block, from + k * block, block) };
             }
         }
+    } else {
+        op.wait_flags(landed);
     }
     Ok(())
 }
@@ -543,17 +740,22 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     let op = Op::new(rt, team, groups, routine);
     let chunks = count.div_ceil(chunk) as u64;
-    let first = team.take_staged_exchanges(chunks);
+    // Chunk c's flags follow the reading of chunk c - 1: the last chunk's marks the whole
+    // reduction as entered.
+    let (first, credit) = team.take_staged_exchanges(chunks, op.flag_value(chunks - 1));
     let leader = op.my_leader();
+    let push = nbytes <= PUSH_MAX;
     if !op.is_leader() {
         op.arrive(leader);
         op.wait_release(leader);
-        let from = at(rt, routine, dest, nbytes, leader)?;
-        // SAFETY: the leader's destination holds the result (released) and stays unchanged
-        // until we are done; ours is written by us alone (our source was read before the
-        // release).
-        unsafe { copy(dest, from, nbytes) };
-        op.done(leader);
+        if !push {
+            let from = at(rt, routine, dest, nbytes, leader)?;
+            // SAFETY: the leader's destination holds the result (released) and stays
+            // unchanged until we are done; ours is written by us alone (our source was read
+            // before the release).
+            unsafe { copy(dest, from, nbytes) };
+            op.done(leader);
+        }
         return Ok(());
     }
     op.wait_arrivals(op.local_others());
@@ -569,6 +771,7 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     let mine = groups.mine();
     let stage = rt.stage_addr(team.slot);
+    op.wait_credit(credit);
     let mut acc: Vec<T> = Vec::with_capacity(chunk.min(count));
     let (mut lo, mut c) = (0usize, 0u64);
     while lo < count {
@@ -576,24 +779,11 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         let half = ((first + c) & 1) as usize * STAGE_HALF;
         // SAFETY: `part` holds `count` initialised elements; plain bytes of them.
         let bytes = unsafe { std::slice::from_raw_parts(part[lo..].as_ptr() as *const u8, len * size) };
-        for g in groups.others() {
-            rt.put_stage_bytes(
-                routine,
-                op.leader_of(g),
-                team.slot,
-                half + mine * chunk * size,
-                bytes,
-                Completion::Announced,
-            );
-        }
-        rt.fence();
         let v = op.flag_value(c);
         for g in groups.others() {
-            op.signal(op.leader_of(g), v);
+            op.send_staged(op.leader_of(g), half + mine * chunk * size, bytes, v);
         }
-        for g in groups.others() {
-            op.wait_flag(rt.my_pe, g, v);
-        }
+        op.wait_msg_flags(v);
         let theirs = |g: usize| {
             if g == mine {
                 &part[lo..lo + len]
@@ -611,7 +801,7 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         lo += len;
         c += 1;
     }
-    op.release();
-    op.wait_done();
+    op.push_to_members(push, dest, nbytes)?;
+    op.release_and_wait(push);
     Ok(())
 }

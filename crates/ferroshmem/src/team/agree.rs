@@ -223,7 +223,7 @@ impl MaxAllreduce {
         let mine = &rt.ctrl.slot(rt.my_pe, slot)[mailbox..mailbox + MAILBOX_WORDS];
         if mine[0].load(Ordering::Acquire) < self.epoch {
             if let Some(net) = rt.net() {
-                net.progress();
+                let _ = net.progress();
             }
             return false;
         }

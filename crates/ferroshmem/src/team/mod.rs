@@ -128,6 +128,9 @@ pub struct TeamInner {
     /// Exchanges through staging areas between hosts so far (which half of the staging area
     /// is next, see `coll::hier`).
     staged_exchanges: AtomicU64,
+    /// The flag value that every other host group's flag on a leader reaches once each of
+    /// them entered the latest staged exchange (the credit of the next one, see `coll::hier`).
+    staged_credit: AtomicU64,
 }
 
 impl TeamInner {
@@ -153,6 +156,7 @@ impl TeamInner {
             central_exchanges: AtomicU64::new(0),
             host_groups: OnceLock::new(),
             staged_exchanges: AtomicU64::new(0),
+            staged_credit: AtomicU64::new(0),
         }
     }
 
@@ -242,10 +246,13 @@ impl TeamInner {
     }
 
     /// Takes the numbers of the next `k` exchanges through staging areas between hosts (see
-    /// `coll::hier`); returns the first. Every member takes the same numbers.
+    /// `coll::hier`), whose every group's flags reach `entered` once its host entered them.
+    /// Returns the first number, and the flag value that marks the previous staged exchange
+    /// as entered by every group (0: none). Every member takes the same numbers and values.
     #[inline]
-    pub fn take_staged_exchanges(&self, k: u64) -> u64 {
-        self.staged_exchanges.fetch_add(k, Ordering::Relaxed)
+    pub fn take_staged_exchanges(&self, k: u64, entered: u64) -> (u64, u64) {
+        let first = self.staged_exchanges.fetch_add(k, Ordering::Relaxed);
+        (first, self.staged_credit.swap(entered, Ordering::Relaxed))
     }
 }
 
