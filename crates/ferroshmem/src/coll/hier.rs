@@ -52,14 +52,15 @@ pub(crate) const W_AGREE_RESULT: usize = SLOT_HOST_WORDS + 1;
 /// the module documentation).
 const W_FLAGS: usize = SLOT_HOST_WORDS + 8;
 const _: () = assert!(W_DONE < W_AGREE_RESULT && W_AGREE_RESULT < W_FLAGS);
-/// Most host groups a team can have for the hierarchical algorithms (two flag words each);
+/// Most host groups a team can have for the hierarchical algorithms (three flag words each);
 /// teams over more hosts take the flat ones of `coll::across`.
-pub const MAX_GROUPS: usize = (SLOT_FIXED_WORDS - W_FLAGS) / 2;
+pub const MAX_GROUPS: usize = (SLOT_FIXED_WORDS - W_FLAGS) / 3;
 /// First of the flag words raised by flagged messages (`Runtime::put_stage_flagged`: the data
-/// of a staged exchange and its flag in one message), one per host group. Apart from
-/// [`W_FLAGS`]: a word written by messages (an atomic maximum) is never written by a put.
+/// of a staged exchange and its flag in one message), two per host group: one for the
+/// exchanges of each parity, as the staging area's halves. Apart from [`W_FLAGS`]: a word
+/// written by messages (an atomic maximum) is never written by a put.
 const W_MSG_FLAGS: usize = W_FLAGS + MAX_GROUPS;
-const _: () = assert!(W_MSG_FLAGS + MAX_GROUPS <= SLOT_FIXED_WORDS);
+const _: () = assert!(W_MSG_FLAGS + 2 * MAX_GROUPS <= SLOT_FIXED_WORDS);
 /// Results up to this size are copied by the leader into its host's members' destinations
 /// (one copy each, no reply) instead of being read by them from the leader's (which then
 /// waits for each member to say it is done: two more hand-overs between PEs of a host).
@@ -178,28 +179,32 @@ impl<'a> Op<'a> {
     }
 
     /// Sends `bytes` to `offset` of world PE `pe`'s staging area (a PE of another host) and
-    /// raises this group's message flag there to `value`, in one message.
-    fn send_staged(&self, pe: usize, offset: usize, bytes: &[u8], value: u64) {
+    /// raises this group's message flag of staged exchange `exchange` there to `value`, in
+    /// one message. Every sender waited for the exchange's credit first (see
+    /// [`Self::wait_credit`]).
+    fn send_staged(&self, pe: usize, exchange: u64, offset: usize, bytes: &[u8], value: u64) {
         self.rt.put_stage_flagged(
             self.routine,
             pe,
             self.team.slot,
             offset,
             bytes,
-            W_MSG_FLAGS + self.groups.mine(),
+            msg_flag(self.groups.mine(), exchange),
             value,
         );
     }
 
-    /// Waits until group `g`'s message flag on `owner` (a PE of this host) reaches `value`.
-    fn wait_msg_flag(&self, owner: usize, g: usize, value: u64) {
-        self.wait_word(owner, W_MSG_FLAGS + g, value);
+    /// Waits until group `g`'s message flag of staged exchange `exchange` on `owner` (a PE of
+    /// this host) reaches `value`.
+    fn wait_msg_flag(&self, owner: usize, g: usize, exchange: u64, value: u64) {
+        self.wait_word(owner, msg_flag(g, exchange), value);
     }
 
-    /// Waits until every other group's message flag on this PE reaches `value`.
-    fn wait_msg_flags(&self, value: u64) {
+    /// Waits until every other group's message flag of staged exchange `exchange` on this PE
+    /// reaches `value`.
+    fn wait_msg_flags(&self, exchange: u64, value: u64) {
         for g in self.groups.others() {
-            self.wait_msg_flag(self.rt.my_pe, g, value);
+            self.wait_msg_flag(self.rt.my_pe, g, exchange, value);
         }
     }
 
@@ -261,13 +266,16 @@ impl<'a> Op<'a> {
         }
     }
 
-    /// Waits for the credit of a staged exchange (`credit` from
-    /// `TeamInner::take_staged_exchanges`): every other group's flag on this PE shows that its
-    /// host entered the previous staged exchange, so it finished reading the one before, the
-    /// last to use the half that this exchange writes.
-    fn wait_credit(&self, credit: u64) {
+    /// Waits for the credit of staged exchange `exchange` (`credit` from
+    /// `TeamInner::take_staged_exchanges`): every other group's message flag of the previous
+    /// exchange on this PE shows that its host entered that exchange, so it finished reading
+    /// the one before, the last to use the half (and the flag words) that this exchange writes.
+    /// Hence no two messages of one parity from one group to one PE are ever in flight at
+    /// once, and a flag of an exchange's parity that reaches its value means this exchange's
+    /// data, whatever order messages arrive in.
+    fn wait_credit(&self, exchange: u64, credit: u64) {
         if credit > 0 {
-            self.wait_msg_flags(credit);
+            self.wait_msg_flags(exchange - 1, credit);
         }
     }
 
@@ -306,6 +314,11 @@ impl<'a> Op<'a> {
             self.rt.fence();
         }
     }
+}
+
+/// The slot word of group `g`'s message flag for staged exchanges of `exchange`'s parity.
+fn msg_flag(g: usize, exchange: u64) -> usize {
+    W_MSG_FLAGS + 2 * g + (exchange & 1) as usize
 }
 
 fn total(routine: &'static str, a: usize, b: usize) -> Result<usize> {
@@ -444,10 +457,11 @@ fn broadcast_staged(
     if groups.mine() != root_group {
         if op.is_leader() {
             op.wait_arrivals(op.local_others());
+            op.wait_credit(exchange, credit);
             for g in groups.others() {
-                op.send_staged(op.leader_of(g), half, &[], entered);
+                op.send_staged(op.leader_of(g), exchange, half, &[], entered);
             }
-            op.wait_msg_flag(rt.my_pe, root_group, landed);
+            op.wait_msg_flag(rt.my_pe, root_group, exchange, landed);
             // SAFETY: the root's data landed in our staging area (its group's flag is up) and
             // stays until a later exchange; our destination is ours.
             unsafe { copy(dest, stage, nbytes) };
@@ -464,11 +478,11 @@ fn broadcast_staged(
         unsafe { copy(dest, src, nbytes) };
     }
     let send = |from: usize| {
-        op.wait_credit(credit);
+        op.wait_credit(exchange, credit);
         // SAFETY: the root's source (ours, or released): unchanged until we are done with it.
         let bytes = unsafe { std::slice::from_raw_parts(from as *const u8, nbytes) };
         for g in groups.others() {
-            op.send_staged(op.leader_of(g), half, bytes, landed);
+            op.send_staged(op.leader_of(g), exchange, half, bytes, landed);
         }
     };
     if root == groups.leader(root_group) {
@@ -551,7 +565,7 @@ pub(super) fn fcollect(
     }
     if staged {
         // Our host's blocks, packed in team order, in one message to each other leader.
-        op.wait_credit(credit);
+        op.wait_credit(exchange, credit);
         let mut packed = Vec::with_capacity(groups.members(groups.mine()).len() * nbytes);
         for &i in groups.members(groups.mine()) {
             // SAFETY: block i of our destination (checked above), copied there just now.
@@ -561,9 +575,9 @@ pub(super) fn fcollect(
         }
         let to = half + op.packed_offset(groups.mine(), nbytes);
         for g in groups.others() {
-            op.send_staged(op.leader_of(g), to, &packed, entered);
+            op.send_staged(op.leader_of(g), exchange, to, &packed, entered);
         }
-        op.wait_msg_flags(entered);
+        op.wait_msg_flags(exchange, entered);
         let stage = rt.stage_addr(team.slot) + half;
         for g in groups.others() {
             let from = stage + op.packed_offset(g, nbytes);
@@ -632,7 +646,7 @@ pub(super) fn alltoall(
     if op.is_leader() {
         op.wait_arrivals(op.local_others());
         if staged {
-            op.wait_credit(credit);
+            op.wait_credit(exchange, credit);
         } else {
             op.leaders_meet();
         }
@@ -652,7 +666,7 @@ pub(super) fn alltoall(
                             std::slice::from_raw_parts((from + j * block) as *const u8, block)
                         });
                     }
-                    op.send_staged(op.pe(j), to, &packed, entered);
+                    op.send_staged(op.pe(j), exchange, to, &packed, entered);
                 }
             }
         } else {
@@ -686,7 +700,7 @@ pub(super) fn alltoall(
         op.wait_release(leader);
     }
     if staged {
-        op.wait_msg_flags(entered);
+        op.wait_msg_flags(exchange, entered);
         let stage = rt.stage_addr(team.slot) + half;
         for g in groups.others() {
             let from = stage + op.packed_offset(g, block);
@@ -771,7 +785,7 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     let mine = groups.mine();
     let stage = rt.stage_addr(team.slot);
-    op.wait_credit(credit);
+    op.wait_credit(first, credit);
     let mut acc: Vec<T> = Vec::with_capacity(chunk.min(count));
     let (mut lo, mut c) = (0usize, 0u64);
     while lo < count {
@@ -781,9 +795,9 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         let bytes = unsafe { std::slice::from_raw_parts(part[lo..].as_ptr() as *const u8, len * size) };
         let v = op.flag_value(c);
         for g in groups.others() {
-            op.send_staged(op.leader_of(g), half + mine * chunk * size, bytes, v);
+            op.send_staged(op.leader_of(g), first + c, half + mine * chunk * size, bytes, v);
         }
-        op.wait_msg_flags(v);
+        op.wait_msg_flags(first + c, v);
         let theirs = |g: usize| {
             if g == mine {
                 &part[lo..lo + len]
