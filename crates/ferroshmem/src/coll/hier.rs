@@ -331,6 +331,12 @@ fn total(routine: &'static str, a: usize, b: usize) -> Result<usize> {
 pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u64) {
     rt.quiet();
     let op = Op { rt, team, groups, routine: "shmem_team_sync", epoch };
+    // Up to DIRECT_LEADERS leaders meet by empty flagged messages, as a staged exchange
+    // without data (no fence: a sync carries no data of its own, and the quiet above
+    // completed the program's); more meet by dissemination.
+    let direct = groups.len() <= DIRECT_LEADERS;
+    let entered = op.flag_value(0);
+    let (exchange, credit) = if direct { team.take_staged_exchanges(1, entered) } else { (0, 0) };
     if !op.is_leader() {
         let leader = op.my_leader();
         op.arrive(leader);
@@ -338,7 +344,15 @@ pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u
         return;
     }
     op.wait_arrivals(op.local_others());
-    op.leaders_meet();
+    if direct {
+        op.wait_credit(exchange, credit);
+        for g in groups.others() {
+            op.send_staged(op.leader_of(g), exchange, 0, &[], entered);
+        }
+        op.wait_msg_flags(exchange, entered);
+    } else {
+        op.leaders_meet();
+    }
     op.release();
 }
 
