@@ -366,7 +366,9 @@ impl Runtime {
     }
 
     /// Writes `payload` into the words after `word` of team slot `slot` on PE `pe`, then
-    /// `flag` into `word` itself (see [`Self::post_words`]).
+    /// `flag` into `word` itself (see [`Self::post_words`]), by one flagged message to another
+    /// host: the slot's mailboxes, whose flags (epochs) only grow and whose every message its
+    /// receiver waits for.
     pub fn post_slot_words(
         &self,
         routine: &'static str,
@@ -376,14 +378,21 @@ impl Runtime {
         payload: &[u64],
         flag: u64,
     ) {
-        self.post_words(routine, pe, &self.ctrl.slot(pe, slot)[word..=word + payload.len()], payload, flag)
+        self.post_words(
+            routine,
+            pe,
+            &self.ctrl.slot(pe, slot)[word..=word + payload.len()],
+            payload,
+            flag,
+            Delivery::Message,
+        )
     }
 
     /// Writes `payload` into `words[1..]` and then `flag` into `words[0]`, where `words` are
     /// words of PE `pe`'s control block (as mapped here): a reader that sees the flag sees the
     /// payload. On this host stores (the flag with Release) and a doorbell; to another host
-    /// two network puts with a fence between them, at the words' offset in `pe`'s control
-    /// block (the same offset on every PE).
+    /// (`delivery`) one flagged message or two puts with a fence between them, at the words'
+    /// offset in `pe`'s control block (the same offset on every PE).
     pub fn post_words(
         &self,
         routine: &'static str,
@@ -391,16 +400,20 @@ impl Runtime {
         words: &[AtomicU64],
         payload: &[u64],
         flag: u64,
+        delivery: Delivery,
     ) {
         assert_eq!(words.len(), payload.len() + 1, "{routine}: a flag word and the payload's words");
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
                 let bytes: Vec<u8> = payload.iter().flat_map(|w| w.to_ne_bytes()).collect();
                 let at = words.as_ptr() as usize - (self.ctrl.pe(pe) as *const PeCtrl as usize);
-                let sent = net
-                    .put(routine, pe, Region::Ctrl, at + 8, &bytes, Completion::Announced)
-                    .map(|()| net.fence())
-                    .and_then(|()| net.put_word(routine, pe, Region::Ctrl, at, flag));
+                let sent = match delivery {
+                    Delivery::Message => net.put_flagged(routine, pe, Region::Ctrl, at + 8, &bytes, at, flag),
+                    Delivery::Puts => net
+                        .put(routine, pe, Region::Ctrl, at + 8, &bytes, Completion::Announced)
+                        .map(|()| net.fence())
+                        .and_then(|()| net.put_word(routine, pe, Region::Ctrl, at, flag)),
+                };
                 if let Err(e) = sent {
                     fatal(&e);
                 }
@@ -997,4 +1010,16 @@ pub fn fatal(err: &Error) -> ! {
 pub fn report_line(line: &str) {
     use std::io::Write;
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// How [`Runtime::post_words`] reaches a PE of another host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// One flagged message (`Net::put_flagged`): one send, the flag raised to at least its
+    /// value. For flags that only grow and whose every message its receiver waits for.
+    Message,
+    /// The payload by a put, a fence, the flag by a put: ordered with this PE's later network
+    /// operations by the fences they take (a `team_init` entry must land before its sender
+    /// counts itself done, see `team::unique`).
+    Puts,
 }

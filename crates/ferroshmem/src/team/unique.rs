@@ -36,7 +36,7 @@ use crate::atomic::AmoOp;
 use crate::error::{Error, Result};
 use crate::job::{RDV_ENTRY_WORDS, RDV_FIXED_WORDS, RDV_RECORDS};
 use crate::net::{Net, Region};
-use crate::runtime::{fatal, Runtime};
+use crate::runtime::{fatal, Delivery, Runtime};
 use crate::team::codes;
 
 const STATE: usize = 0;
@@ -167,7 +167,14 @@ impl<'a> Record<'a> {
     /// the tag sees the payload.
     fn post_entry(&self, e: usize, payload: &[u64; E_PAYLOAD], tag: u64) {
         const _: () = assert!(E_TAG == 0 && E_HASH == E_PAYLOAD);
-        self.rt.post_words(self.routine, self.root, &self.words()[e..=e + E_PAYLOAD], payload, tag);
+        self.rt.post_words(
+            self.routine,
+            self.root,
+            &self.words()[e..=e + E_PAYLOAD],
+            payload,
+            tag,
+            Delivery::Puts,
+        );
     }
 
     /// Orders this member's earlier writes to the record before its later ones (across hosts a
