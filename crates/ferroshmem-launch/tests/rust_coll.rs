@@ -345,13 +345,14 @@ fn eager_collectives_back_to_back() {
         let world = s.team_world();
         let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
         let (src, dst): (SymSlice<i64>, SymSlice<i64>) =
-            (s.alloc((40 * n).max(600)).unwrap(), s.alloc((40 * n).max(600)).unwrap());
+            (s.alloc((40 * n).max(12_000)).unwrap(), s.alloc((40 * n).max(12_000)).unwrap());
         // A stream of broadcasts from one root, nothing else between: the root runs ahead of
         // the others through the scratch ring, and must never overwrite an unread entry.
         // 24, 100 and 600 elements take the staged ring when PEs outnumber cores, with entries
-        // of different sizes one after the other.
-        for len in [1usize, 3, 8, 24, 100, 600, 24] {
-            for round in 0..300i64 {
+        // of different sizes one after the other. Across hosts 5 000 and 12 000 elements
+        // (40 and 96 KB) go through the staging areas in 2 and 3 pipelined chunks.
+        for len in [1usize, 3, 8, 24, 100, 600, 24, 5_000, 12_000, 8] {
+            for round in 0..if len > 1000 { 60 } else { 300i64 } {
                 if me == 0 {
                     for k in 0..len {
                         src.write(k, round * 10 + k as i64).unwrap();

@@ -106,8 +106,8 @@ pub struct Net {
     /// Indexed by world PE; `None` for the PEs of this host.
     peers: Vec<Option<Peer>>,
     /// Threads of this PE inside the library that progress the worker themselves; while
-    /// there are any, and for a while after, the progress thread stands aside (see [`Busy`]).
-    activity: Arc<Activity>,
+    /// there are any, the progress thread stands aside (see [`Busy`]).
+    busy: Arc<AtomicU32>,
     /// Rings this PE's doorbell (data arrived).
     on_activity: Arc<dyn Fn() + Send + Sync>,
     progress: Option<ProgressThread>,
@@ -232,11 +232,11 @@ impl Net {
             }
             peers.push(Some(Peer { ep, base, len, rkey }));
         }
-        let activity = Arc::new(Activity::default());
-        let progress = ProgressThread::start(worker.clone(), on_activity.clone(), activity.clone(), my_pe)?;
+        let busy = Arc::new(AtomicU32::new(0));
+        let progress = ProgressThread::start(worker.clone(), on_activity.clone(), busy.clone(), my_pe)?;
         Ok(Net {
             peers,
-            activity,
+            busy,
             on_activity,
             progress: Some(progress),
             issued: AtomicU64::new(0),
@@ -282,8 +282,7 @@ impl Net {
     /// again for each one cost more than sharing the worker's lock, measured with
     /// `bench/c/net_bench.c`.)
     pub fn busy(&self) -> Busy<'_> {
-        self.activity.entries.fetch_add(1, Ordering::SeqCst);
-        self.activity.busy.fetch_add(1, Ordering::SeqCst);
+        self.busy.fetch_add(1, Ordering::SeqCst);
         Busy(self)
     }
 
@@ -431,52 +430,22 @@ impl Net {
     }
 }
 
-/// What the threads of this PE do with the worker, as the progress thread sees it.
-#[derive(Debug, Default)]
-struct Activity {
-    /// Threads progressing the worker themselves now.
-    busy: AtomicU32,
-    /// How many times a thread started to (wrapping): a change since the progress thread's
-    /// last look means that the program is calling into the library.
-    entries: AtomicU32,
-    /// A thread stopped progressing to sleep: the progress thread must serve the network now.
-    handed_over: AtomicBool,
-}
-
-/// How long the progress thread stands aside, at most, after the last thread of its PE
-/// stopped progressing the worker without sleeping (it returned to the program, or goes on
-/// inside the library). Waking it at every such moment measured as the largest single cost
-/// of a collective across hosts (see docs/ARCHITECTURE.md, "Who progresses the worker"); the
-/// price is that a PE which leaves the library to compute serves remote operations only
-/// after up to twice this long.
-const STAND_ASIDE: std::time::Duration = std::time::Duration::from_millis(2);
-
 /// A thread of this PE that progresses the worker itself (see [`Net::busy`]). The progress
 /// thread stands aside meanwhile: two threads taking turns at the worker's lock on a machine
 /// with more threads than cores stalled for whole time slices (a barrier between two hosts
-/// took 2-8 ms that way). Dropping the guard does not wake the progress thread, which looks
-/// again within [`STAND_ASIDE`]; [`Busy::hand_over`] does.
+/// took 2-8 ms that way). When the last such thread leaves, the progress thread serves the
+/// network again at once (see docs/ARCHITECTURE.md, "Who progresses the worker", for what a
+/// lazier hand-back measured).
 #[derive(Debug)]
 pub struct Busy<'a>(&'a Net);
 
-impl Busy<'_> {
-    /// Ends this thread's progressing because it is about to sleep: the progress thread
-    /// serves the network again at once.
-    pub fn hand_over(self) {
-        let net = self.0;
-        std::mem::forget(self);
-        net.activity.handed_over.store(true, Ordering::SeqCst);
-        if net.activity.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
-            if let Some(p) = &net.progress {
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        if self.0.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
+            if let Some(p) = &self.0.progress {
                 p.thread.unpark();
             }
         }
-    }
-}
-
-impl Drop for Busy<'_> {
-    fn drop(&mut self) {
-        self.0.activity.busy.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -511,7 +480,7 @@ impl ProgressThread {
     fn start(
         worker: Arc<Worker>,
         on_activity: Arc<dyn Fn() + Send + Sync>,
-        activity: Arc<Activity>,
+        busy: Arc<AtomicU32>,
         my_pe: usize,
     ) -> Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
@@ -522,15 +491,11 @@ impl ProgressThread {
             .spawn(move || {
                 // `entries` when this thread last looked: it stands aside while a thread
                 // progresses, and while the program keeps calling into the library.
-                let mut seen = activity.entries.load(Ordering::SeqCst);
                 while !s.load(Ordering::Acquire) {
-                    let handed_over = activity.handed_over.swap(false, Ordering::SeqCst);
-                    let entries = activity.entries.load(Ordering::SeqCst);
-                    let busy = activity.busy.load(Ordering::SeqCst) > 0;
-                    if busy || (!handed_over && entries != seen) {
-                        seen = entries;
-                        // Woken early by `Busy::hand_over` (or by `stop`).
-                        std::thread::park_timeout(STAND_ASIDE);
+                    if busy.load(Ordering::SeqCst) > 0 {
+                        // A thread of this PE is progressing; it unparks us when it leaves
+                        // (the timeout is a safety net).
+                        std::thread::park_timeout(std::time::Duration::from_millis(5));
                         continue;
                     }
                     match w.progress_and_arm() {

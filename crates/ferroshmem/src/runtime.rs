@@ -632,7 +632,7 @@ impl Runtime {
                     break;
                 }
             }
-            busy.hand_over();
+            drop(busy);
         }
         wait::wait_until(&self.wait, self.ctrl.pe(owner), ready)
     }

@@ -61,6 +61,11 @@ pub const MAX_GROUPS: usize = (SLOT_FIXED_WORDS - W_FLAGS) / 3;
 /// written by messages (an atomic maximum) is never written by a put.
 const W_MSG_FLAGS: usize = W_FLAGS + MAX_GROUPS;
 const _: () = assert!(W_MSG_FLAGS + 2 * MAX_GROUPS <= SLOT_FIXED_WORDS);
+/// Broadcasts up to this size go through the staging areas, half an area per chunk (each
+/// chunk a staged exchange, so the root's leader sends chunk c + 1 while the others copy
+/// chunk c); larger ones go straight into the destinations once the receiving leaders
+/// entered.
+const STAGED_BROADCAST_MAX: usize = 4 * STAGE_HALF;
 /// Results up to this size are copied by the leader into its host's members' destinations
 /// (one copy each, no reply) instead of being read by them from the leader's (which then
 /// waits for each member to say it is done: two more hand-overs between PEs of a host).
@@ -378,7 +383,7 @@ pub(super) fn broadcast(
         team.sync_unchecked(rt);
         return Ok(());
     }
-    if nbytes <= STAGE_HALF {
+    if nbytes <= STAGED_BROADCAST_MAX {
         return broadcast_staged(rt, team, groups, routine, dest, src, nbytes, root, update_root);
     }
     let op = Op::new(rt, team, groups, routine);
@@ -435,15 +440,17 @@ pub(super) fn broadcast(
     Ok(())
 }
 
-/// Broadcast of up to half a staging area: the root's leader puts the root's source into the
-/// other leaders' staging areas, without waiting for them to enter this broadcast (they said
-/// so for the previous staged exchange: the credit), so that back-to-back broadcasts cost one
-/// network step each rather than a round trip. Every member first arrives at its leader;
-/// every leader that is not the root's says "entered" to every other leader once its host
-/// has (the credit of the next staged exchange, whoever sends in it), waits for the data, and
-/// copies it into its own and its members' destinations. On the root's host a root that
-/// leads it copies its source into its members' destinations after sending; otherwise the
-/// root is the hub from which the members copy, as in the large form.
+/// Broadcast through the staging areas ([`STAGED_BROADCAST_MAX`]), in chunks of half an area,
+/// each chunk a staged exchange: the root's leader puts chunk c of the root's source into the
+/// other leaders' staging areas without waiting for them to enter this chunk (they said so
+/// for the previous staged exchange: the credit), so that back-to-back broadcasts cost one
+/// network step each rather than a round trip, and chunks pipeline. Every member first
+/// arrives at its leader; every leader that is not the root's says "entered" to every other
+/// leader for each chunk once its host has (the credit of the next staged exchange, whoever
+/// sends in it), waits for the chunk, and copies it into its destination; at the end it
+/// copies the whole into its members' destinations and releases them. On the root's host the
+/// leader sends from the root's source and copies it into its members' destinations. Every
+/// member arrives at its leader and waits for its release, nothing else.
 #[allow(clippy::too_many_arguments)]
 fn broadcast_staged(
     rt: &Runtime,
@@ -457,76 +464,77 @@ fn broadcast_staged(
     update_root: bool,
 ) -> Result<()> {
     let op = Op::new(rt, team, groups, routine);
-    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
-    let (exchange, credit) = team.take_staged_exchanges(1, entered);
-    let half = (exchange & 1) as usize * STAGE_HALF;
-    let stage = rt.stage_addr(team.slot) + half;
+    let chunks = nbytes.div_ceil(STAGE_HALF) as u64;
+    // Chunk c: the other leaders' "entered" is flag value 2c, the root's leader's data 2c + 1.
+    let entered = |c: u64| op.flag_value(2 * c);
+    let landed = |c: u64| op.flag_value(2 * c + 1);
+    let (first, credit) = team.take_staged_exchanges(chunks, entered(chunks - 1));
+    // Exchange `first + c`: its half of the staging area, its credit, its bytes.
+    let half = |c: u64| ((first + c) & 1) as usize * STAGE_HALF;
+    let credit_of = |c: u64| if c == 0 { credit } else { entered(c - 1) };
+    let part = |c: u64| {
+        let lo = c as usize * STAGE_HALF;
+        (lo, STAGE_HALF.min(nbytes - lo))
+    };
+    let stage = rt.stage_addr(team.slot);
     let root_group = groups.group_of(root);
-    let root_pe = op.pe(root);
     let me = team.my_index;
     let leader = op.my_leader();
-    if !op.is_leader() {
-        op.arrive(leader);
-    }
-    if groups.mine() != root_group {
-        if op.is_leader() {
-            op.wait_arrivals(op.local_others());
-            op.wait_credit(exchange, credit);
-            for g in groups.others() {
-                op.send_staged(op.leader_of(g), exchange, half, &[], entered);
-            }
-            op.wait_msg_flag(rt.my_pe, root_group, exchange, landed);
-            // SAFETY: the root's data landed in our staging area (its group's flag is up) and
-            // stays until a later exchange; our destination is ours.
-            unsafe { copy(dest, stage, nbytes) };
-            op.push_to_members(true, dest, nbytes)?;
-            op.release();
-        } else {
-            // The leader copies the data into our destination (we arrived) before it releases.
-            op.wait_release(leader);
-        }
-        return Ok(());
-    }
     if me == root && update_root {
         // SAFETY: the caller's checked buffers (equal, or not overlapping).
         unsafe { copy(dest, src, nbytes) };
     }
-    let send = |from: usize| {
-        op.wait_credit(exchange, credit);
-        // SAFETY: the root's source (ours, or released): unchanged until we are done with it.
-        let bytes = unsafe { std::slice::from_raw_parts(from as *const u8, nbytes) };
-        for g in groups.others() {
-            op.send_staged(op.leader_of(g), exchange, half, bytes, landed);
-        }
-    };
-    if root == groups.leader(root_group) {
-        // The root leads its host: it sends, then copies its source into the local members'
-        // destinations (they arrived) and releases them.
-        if me == root {
-            op.wait_arrivals(op.local_others());
-            send(src);
-            op.push_from(true, src, dest, nbytes)?;
-            op.release();
-        } else {
-            op.wait_release(root_pe);
-        }
+    if !op.is_leader() {
+        // Every member waits for its own leader's release: a member that went on at another
+        // PE's word could arrive for the next operation before a slower one arrived for this
+        // one, and the tagged arrival count would lose one of them.
+        op.arrive(leader);
+        op.wait_release(leader);
         return Ok(());
     }
-    // Another member leads the root's host: the root is the hub of the local copies.
-    if me == root {
+    op.wait_arrivals(op.local_others());
+    if groups.mine() != root_group {
+        for c in 0..chunks {
+            op.wait_credit(first + c, credit_of(c));
+            for g in groups.others() {
+                op.send_staged(op.leader_of(g), first + c, half(c), &[], entered(c));
+            }
+            op.wait_msg_flag(rt.my_pe, root_group, first + c, landed(c));
+            let (lo, len) = part(c);
+            // SAFETY: chunk c landed in our staging area (the root group's flag is up) and
+            // stays until a later exchange; our destination is ours.
+            unsafe { copy(dest + lo, stage + half(c), len) };
+        }
+        op.push_to_members(true, dest, nbytes)?;
         op.release();
-        op.wait_done();
         return Ok(());
     }
-    op.wait_release(root_pe);
-    let from = at(rt, routine, src, nbytes, root_pe)?;
-    if op.is_leader() {
-        op.wait_arrivals(op.local_others());
-        send(from);
+    // The root's host: its leader sends from the root's source (the root arrived: its source
+    // is ready and unchanged until our release), then copies it into the destinations of the
+    // host's members (but the root's own unless `update_root`).
+    let from = if me == root { src } else { at(rt, routine, src, nbytes, op.pe(root))? };
+    for c in 0..chunks {
+        op.wait_credit(first + c, credit_of(c));
+        let (lo, len) = part(c);
+        // SAFETY: the root's source: unchanged until we are done (above).
+        let bytes = unsafe { std::slice::from_raw_parts((from + lo) as *const u8, len) };
+        for g in groups.others() {
+            op.send_staged(op.leader_of(g), first + c, half(c), bytes, landed(c));
+        }
     }
-    // SAFETY: the root released its source, which stays unchanged until we are done.
-    unsafe { copy(dest, from, nbytes) };
-    op.done(root_pe);
+    if me != root {
+        // SAFETY: our own destination; the root's source as above.
+        unsafe { copy(dest, from, nbytes) };
+    }
+    for &m in groups.members(groups.mine()) {
+        if m != me && (m != root || update_root) {
+            let to = at(rt, routine, dest, nbytes, op.pe(m))?;
+            // SAFETY: member m arrived (its destination is free and written by us alone
+            // until our release); the root's source as above.
+            unsafe { copy(to, from, nbytes) };
+        }
+    }
+    op.release();
     Ok(())
 }
 
