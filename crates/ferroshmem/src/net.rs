@@ -433,17 +433,40 @@ impl Net {
 /// A thread of this PE that progresses the worker itself (see [`Net::busy`]). The progress
 /// thread stands aside meanwhile: two threads taking turns at the worker's lock on a machine
 /// with more threads than cores stalled for whole time slices (a barrier between two hosts
-/// took 2-8 ms that way). When the last such thread leaves, the progress thread serves the
-/// network again at once (see docs/ARCHITECTURE.md, "Who progresses the worker", for what a
-/// lazier hand-back measured).
+/// took 2-8 ms that way). When the last such thread leaves, the progress thread takes the
+/// worker back [`HAND_BACK_AFTER`] later unless a thread of this PE progresses again by then
+/// (each leave moves the moment on), and at once when the leaving thread goes to sleep
+/// ([`Busy::hand_over`]).
 #[derive(Debug)]
 pub struct Busy<'a>(&'a Net);
+
+/// How long after the last thread of a PE stopped progressing the worker its progress thread
+/// takes it back. Waking the progress thread at every such moment was the largest single cost
+/// of a collective across hosts on this 2-core machine (the woken thread takes a core from a
+/// PE running the next collective); leaving it parked for 2 ms delayed remote operations on a
+/// PE that went on to compute (see docs/ARCHITECTURE.md, "Who progresses the worker"). A timer
+/// that every leave re-arms wakes it only once the PE stayed away from the worker this long.
+const HAND_BACK_AFTER: std::time::Duration = std::time::Duration::from_micros(200);
+
+impl Busy<'_> {
+    /// Ends this thread's progressing because it is about to sleep: the progress thread takes
+    /// the worker back at once.
+    pub fn hand_over(self) {
+        let net = self.0;
+        std::mem::forget(self);
+        if net.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
+            if let Some(p) = &net.progress {
+                p.hand_back_in(std::time::Duration::from_nanos(1));
+            }
+        }
+    }
+}
 
 impl Drop for Busy<'_> {
     fn drop(&mut self) {
         if self.0.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
             if let Some(p) = &self.0.progress {
-                p.thread.unpark();
+                p.hand_back_in(HAND_BACK_AFTER);
             }
         }
     }
@@ -472,8 +495,9 @@ struct ProgressThread {
     stop: Arc<AtomicBool>,
     worker: Arc<Worker>,
     handle: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// The thread, for unparking it without the lock.
-    thread: std::thread::Thread,
+    /// A one-shot timer (timerfd) the thread waits on while it stands aside; armed when the
+    /// last progressing thread leaves.
+    timer: Arc<std::os::fd::OwnedFd>,
 }
 
 impl ProgressThread {
@@ -485,17 +509,31 @@ impl ProgressThread {
     ) -> Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let efd = worker.event_fd().map_err(|e| boot_err("worker event descriptor", e))?;
-        let (w, s) = (worker.clone(), stop.clone());
+        // SAFETY: plain system call; the result is checked.
+        let tfd =
+            unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
+        if tfd < 0 {
+            return Err(boot_err("progress timer", std::io::Error::last_os_error()));
+        }
+        // SAFETY: a descriptor we just created and own alone.
+        let timer = Arc::new(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(tfd) });
+        let (w, s, t) = (worker.clone(), stop.clone(), timer.clone());
         let handle = std::thread::Builder::new()
             .name(format!("ferroshmem-progress-{my_pe}"))
             .spawn(move || {
-                // `entries` when this thread last looked: it stands aside while a thread
-                // progresses, and while the program keeps calling into the library.
+                let tfd = std::os::fd::AsRawFd::as_raw_fd(&*t);
+                let mut aside = false;
                 while !s.load(Ordering::Acquire) {
-                    if busy.load(Ordering::SeqCst) > 0 {
-                        // A thread of this PE is progressing; it unparks us when it leaves
-                        // (the timeout is a safety net).
-                        std::thread::park_timeout(std::time::Duration::from_millis(5));
+                    if aside || busy.load(Ordering::SeqCst) > 0 {
+                        // A thread of this PE progresses (or did until lately): wait for the
+                        // timer its leave arms (5 ms: a safety net), clear it, look again.
+                        let mut fds = [libc::pollfd { fd: tfd, events: libc::POLLIN, revents: 0 }];
+                        // SAFETY: one valid pollfd on our timer, which this thread holds.
+                        unsafe { libc::poll(fds.as_mut_ptr(), 1, 5) };
+                        let mut expirations = 0u64;
+                        // SAFETY: reads 8 bytes into a u64 from our non-blocking timer.
+                        unsafe { libc::read(tfd, (&mut expirations as *mut u64).cast(), 8) };
+                        aside = busy.load(Ordering::SeqCst) > 0;
                         continue;
                     }
                     match w.progress_and_arm() {
@@ -509,6 +547,9 @@ impl ProgressThread {
                                 // the worker, which this thread holds. Woken by network
                                 // activity or by `Worker::signal` (stop).
                                 unsafe { libc::poll(fds.as_mut_ptr(), 1, -1) };
+                                // Woken while a thread of this PE progresses: it is handling
+                                // what arrived; stand aside until it leaves.
+                                aside = busy.load(Ordering::SeqCst) > 0;
                             }
                         }
                         Err(e) => {
@@ -521,8 +562,24 @@ impl ProgressThread {
                 }
             })
             .map_err(|e| boot_err("starting the progress thread", e))?;
-        let thread = handle.thread().clone();
-        Ok(ProgressThread { stop, worker, handle: std::sync::Mutex::new(Some(handle)), thread })
+        Ok(ProgressThread { stop, worker, handle: std::sync::Mutex::new(Some(handle)), timer })
+    }
+
+    /// Makes the thread take the worker back `after` from now, unless called again first.
+    fn hand_back_in(&self, after: std::time::Duration) {
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_value: libc::timespec { tv_sec: after.as_secs() as _, tv_nsec: after.subsec_nanos() as _ },
+        };
+        // SAFETY: our timer descriptor, a valid itimerspec, no old value wanted.
+        unsafe {
+            libc::timerfd_settime(
+                std::os::fd::AsRawFd::as_raw_fd(&*self.timer),
+                0,
+                &spec,
+                std::ptr::null_mut(),
+            )
+        };
     }
 }
 
@@ -531,8 +588,8 @@ impl ProgressThread {
     fn stop(&self) {
         self.stop.store(true, Ordering::Release);
         let _ = self.worker.signal();
+        self.hand_back_in(std::time::Duration::from_nanos(1));
         if let Some(h) = self.handle.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            h.thread().unpark();
             let _ = h.join();
         }
     }

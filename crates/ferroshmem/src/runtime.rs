@@ -632,7 +632,7 @@ impl Runtime {
                     break;
                 }
             }
-            drop(busy);
+            busy.hand_over();
         }
         wait::wait_until(&self.wait, self.ctrl.pe(owner), ready)
     }
