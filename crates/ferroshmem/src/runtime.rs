@@ -458,10 +458,7 @@ impl Runtime {
         word: usize,
         value: u64,
     ) {
-        assert!(
-            offset.checked_add(bytes.len()).is_some_and(|end| end <= job::STAGE_BYTES),
-            "{routine}: staging area overflow"
-        );
+        check_stage_range(routine, offset, bytes.len());
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
                 let at = self.stage_addr(slot) - self.my_ctrl + offset;
@@ -471,19 +468,26 @@ impl Runtime {
                 }
             }
             _ => {
-                // SAFETY: PE `pe`'s staging area is mapped here (same host) and holds
-                // STAGE_BYTES (checked above); the collective's protocol keeps others off it.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        bytes.as_ptr(),
-                        (self.ctrl.stage(pe, slot) + offset) as *mut u8,
-                        bytes.len(),
-                    )
-                };
+                self.copy_into_stage(pe, slot, offset, bytes);
                 self.ctrl.slot(pe, slot)[word].fetch_max(value, Ordering::AcqRel);
                 self.notify(pe);
             }
         }
+    }
+
+    /// Copies `bytes` to `offset` of the staging area of team slot `slot` of PE `pe`, a PE
+    /// of this host; the caller checked the range (`check_stage_range`).
+    fn copy_into_stage(&self, pe: usize, slot: usize, offset: usize, bytes: &[u8]) {
+        // SAFETY: PE `pe`'s staging area is mapped here (same host) and holds STAGE_BYTES,
+        // `offset + bytes.len()` of them at most (checked by the caller); the collective's
+        // protocol keeps others off that range meanwhile.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                (self.ctrl.stage(pe, slot) + offset) as *mut u8,
+                bytes.len(),
+            )
+        };
     }
 
     /// Copies `bytes` to `offset` of PE `pe`'s staging area of team slot `slot`: a copy on
@@ -497,10 +501,7 @@ impl Runtime {
         bytes: &[u8],
         completion: Completion,
     ) {
-        assert!(
-            offset.checked_add(bytes.len()).is_some_and(|end| end <= job::STAGE_BYTES),
-            "{routine}: staging area overflow"
-        );
+        check_stage_range(routine, offset, bytes.len());
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
                 let at = self.stage_addr(slot) - self.my_ctrl + offset;
@@ -509,15 +510,7 @@ impl Runtime {
                 }
             }
             _ => {
-                // SAFETY: PE `pe`'s staging area is mapped here (same host) and holds
-                // STAGE_BYTES (checked above); the collective's syncs keep others off it.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        bytes.as_ptr(),
-                        (self.ctrl.stage(pe, slot) + offset) as *mut u8,
-                        bytes.len(),
-                    )
-                };
+                self.copy_into_stage(pe, slot, offset, bytes);
                 self.notify(pe);
             }
         }
@@ -1010,6 +1003,15 @@ pub fn fatal(err: &Error) -> ! {
 pub fn report_line(line: &str) {
     use std::io::Write;
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// Stops with a clear message when `len` bytes at `offset` would pass the end of a staging
+/// area (an internal error: the collectives size what they stage).
+fn check_stage_range(routine: &'static str, offset: usize, len: usize) {
+    assert!(
+        offset.checked_add(len).is_some_and(|end| end <= job::STAGE_BYTES),
+        "{routine}: staging area overflow"
+    );
 }
 
 /// How [`Runtime::post_words`] reaches a PE of another host.
