@@ -434,7 +434,7 @@ impl Net {
 /// thread stands aside meanwhile: two threads taking turns at the worker's lock on a machine
 /// with more threads than cores stalled for whole time slices (a barrier between two hosts
 /// took 2-8 ms that way). When the last such thread leaves, the progress thread takes the
-/// worker back [`HAND_BACK_AFTER`] later unless a thread of this PE progresses again by then
+/// worker back `HAND_BACK_AFTER` later unless a thread of this PE progresses again by then
 /// (each leave moves the moment on), and at once when the leaving thread goes to sleep
 /// ([`Busy::hand_over`]).
 #[derive(Debug)]

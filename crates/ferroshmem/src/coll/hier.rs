@@ -9,25 +9,27 @@
 //! the local members that are done reading the hub's buffers ([`W_DONE`], a tagged count: the
 //! hub returns only then, so that its buffers may be reused on return).
 //!
-//! Between hosts a leader writes data with puts, then a fence, then raises its group's *flag*
-//! on the receiver ([`W_FLAGS`] + its group number) to the collective's epoch
-//! (`epoch << CHUNK_BITS | step`). A flag word is written only by one group's leader, whose
-//! fence orders each flag after the data and after its earlier flags, so flags only grow and
-//! "flag >= value" means "everything of this collective (and step) from that group has
-//! landed". Flags live in the slot's words for teams across hosts (`job::SLOT_HOST_WORDS`),
-//! where only epochs are ever written.
+//! Between hosts a leader raises its group's *flags* on the receiver to the collective's
+//! epoch (`epoch << CHUNK_BITS | step`), in words of the slot for teams across hosts
+//! (`job::SLOT_HOST_WORDS`, where only epochs are ever written). Only one group's leader
+//! writes a given word, and flags only grow, so "flag >= value" means "everything of this
+//! collective (and step) from that group has landed". Two kinds, in separate words: *put
+//! flags* ([`W_FLAGS`]), a put after a fence that orders it after the data put before it (the
+//! large forms, the dissemination sync); and *message flags* ([`W_MSG_FLAGS`], one per parity
+//! of staged exchange), raised by a flagged message that also carries the data
+//! (`Runtime::put_stage_flagged`): one send instead of three.
 //!
 //! Nothing is written into another PE's destination before that PE has entered the
 //! collective (programs reuse a destination in back-to-back collectives, as on one host):
 //! within a host a writer waits for the owner's [`W_ENTER`](super::W_ENTER); between hosts
-//! payloads that fit go into the receiver's *staging area* instead, and larger ones wait for
-//! the receiving leaders' "entered" flags (one more network step). Staging areas alternate two
-//! halves with the team's count of staged exchanges, which every member counts alike. Every
-//! staged exchange is all-to-all among the leaders, and a leader sends its part of exchange k
-//! only after its host's members entered the operation of exchange k and after it received
-//! every other leader's part of exchange k - 1; each of those was sent after the sender's
-//! host entered exchange k - 1, that is after every PE there had finished reading exchange
-//! k - 2: the last one to use the half that exchange k overwrites.
+//! small payloads go into the receiver's *staging area* instead, and larger ones wait for the
+//! receiving leaders' "entered" flags (one more network step). Staged exchanges are numbered
+//! by the team's count, which every member counts alike, and alternate two halves of the
+//! staging area and the two message flags of each group. In every staged exchange each leader
+//! sends at least one message to every other leader, after its host's members entered; and
+//! before sending in exchange k a leader waits until every other group's message flag of
+//! exchange k - 1 shows that it entered k - 1 (the *credit*, [`Op::wait_credit`]), so it had
+//! finished reading exchange k - 2, the last to use the half and the words that k writes.
 #![allow(unsafe_code)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
