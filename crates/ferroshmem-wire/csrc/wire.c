@@ -508,9 +508,11 @@ static ucs_status_t flagged_arrived(void *arg, const void *header, size_t header
     return UCS_OK;
 }
 
-/* Accepts flagged messages into the given regions (call before any peer may send one). */
-int fsh_ucp_set_flagged_regions(void *w, const uint64_t *base, const uint64_t *len) {
+/* Accepts flagged messages into the given regions, `count` of them: FSH_REGIONS, the number
+ * the caller's regions must match (call before any peer may send one). */
+int fsh_ucp_set_flagged_regions(void *w, const uint64_t *base, const uint64_t *len, size_t count) {
     struct fsh_worker *fw = w;
+    if (count != FSH_REGIONS) return UCS_ERR_INVALID_PARAM;
     for (int i = 0; i < FSH_REGIONS; i++) {
         fw->region_base[i] = base[i];
         fw->region_len[i] = len[i];

@@ -77,7 +77,12 @@ extern "C" {
         result: *mut u64,
     ) -> c_int;
     pub fn fsh_ucp_atomic_op_code(which: c_int) -> c_int;
-    pub fn fsh_ucp_set_flagged_regions(worker: *mut c_void, base: *const u64, len: *const u64) -> c_int;
+    pub fn fsh_ucp_set_flagged_regions(
+        worker: *mut c_void,
+        base: *const u64,
+        len: *const u64,
+        count: usize,
+    ) -> c_int;
     #[allow(clippy::too_many_arguments)]
     pub fn fsh_ucp_put_flagged(
         worker: *mut c_void,

@@ -17,10 +17,6 @@ use std::sync::Arc;
 use crate::Error;
 use crate::Result;
 
-/// Regions a flagged message may write into (the control block, the heap, the static data);
-/// flags live in region 0.
-pub const FLAGGED_REGIONS: usize = 3;
-
 /// The atomic operations of `ucp_atomic_op_nbx`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AtomicOp {
@@ -192,13 +188,13 @@ mod imp {
         /// # Safety
         /// Each region must stay mapped and writable for as long as the worker lives; the
         /// messages write into it from whichever thread progresses the worker.
-        pub unsafe fn set_flagged_regions(&self, regions: [(u64, u64); FLAGGED_REGIONS]) -> Result<()> {
-            let base = regions.map(|r| r.0);
-            let len = regions.map(|r| r.1);
-            // SAFETY: a live worker; two arrays of FLAGGED_REGIONS words; the regions' lifetime
-            // is the caller's contract.
+        pub unsafe fn set_flagged_regions(&self, regions: &[(u64, u64)]) -> Result<()> {
+            let base: Vec<u64> = regions.iter().map(|r| r.0).collect();
+            let len: Vec<u64> = regions.iter().map(|r| r.1).collect();
+            // SAFETY: a live worker; two arrays of `regions.len()` words (the shim refuses any
+            // other count than its own); the regions' lifetime is the caller's contract.
             crate::check("ucp_worker_set_am_recv_handler", unsafe {
-                ffi::fsh_ucp_set_flagged_regions(self.ptr(), base.as_ptr(), len.as_ptr())
+                ffi::fsh_ucp_set_flagged_regions(self.ptr(), base.as_ptr(), len.as_ptr(), regions.len())
             })
         }
     }
@@ -489,7 +485,7 @@ mod imp {
         ///
         /// # Safety
         /// None needed; the signature matches the real one.
-        pub unsafe fn set_flagged_regions(&self, _: [(u64, u64); FLAGGED_REGIONS]) -> Result<()> {
+        pub unsafe fn set_flagged_regions(&self, _: &[(u64, u64)]) -> Result<()> {
             Err(Error::Unavailable)
         }
     }

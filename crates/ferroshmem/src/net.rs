@@ -182,7 +182,7 @@ impl Net {
         // SAFETY: the regions are this PE's control block, heap and static data, mapped and
         // writable for the life of the process (the worker ends before it), written by other
         // PEs by design.
-        unsafe { worker.set_flagged_regions(regions.map(|(addr, len)| (addr as u64, len as u64))) }
+        unsafe { worker.set_flagged_regions(&regions.map(|(addr, len)| (addr as u64, len as u64))) }
             .map_err(|e| boot_err("accepting flagged messages", e))?;
         let mut mapped = Vec::new();
         let mut blob = Blob(Vec::new());
@@ -452,11 +452,16 @@ impl Busy<'_> {
     /// Ends this thread's progressing because it is about to sleep: the progress thread takes
     /// the worker back at once.
     pub fn hand_over(self) {
-        let net = self.0;
+        self.leave(std::time::Duration::from_nanos(1));
         std::mem::forget(self);
-        if net.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
-            if let Some(p) = &net.progress {
-                p.hand_back_in(std::time::Duration::from_nanos(1));
+    }
+
+    /// Counts this thread out; the last one out has the progress thread take the worker
+    /// back `after` from now.
+    fn leave(&self, after: std::time::Duration) {
+        if self.0.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
+            if let Some(p) = &self.0.progress {
+                p.hand_back_in(after);
             }
         }
     }
@@ -464,11 +469,7 @@ impl Busy<'_> {
 
 impl Drop for Busy<'_> {
     fn drop(&mut self) {
-        if self.0.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
-            if let Some(p) = &self.0.progress {
-                p.hand_back_in(HAND_BACK_AFTER);
-            }
-        }
+        self.leave(HAND_BACK_AFTER);
     }
 }
 

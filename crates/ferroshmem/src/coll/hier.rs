@@ -245,11 +245,6 @@ impl<'a> Op<'a> {
     /// has arrived in this operation, so its destination is free; it returns at our release
     /// without reading ours, so we need not wait for it to be done.
     fn push_to_members(&self, push: bool, dest: usize, len: usize) -> Result<()> {
-        self.push_from(push, dest, dest, len)
-    }
-
-    /// [`Self::push_to_members`] of our `len` bytes at `from` (a buffer of ours, complete).
-    fn push_from(&self, push: bool, from: usize, dest: usize, len: usize) -> Result<()> {
         if !push {
             return Ok(());
         }
@@ -257,8 +252,8 @@ impl<'a> Op<'a> {
             if m != self.team.my_index {
                 let to = at(self.rt, self.routine, dest, len, self.pe(m))?;
                 // SAFETY: member m arrived (its destination is free and written by us alone
-                // until our release); `from` is complete and unchanged meanwhile.
-                unsafe { copy(to, from, len) };
+                // until our release); ours is complete and unchanged meanwhile.
+                unsafe { copy(to, dest, len) };
             }
         }
         Ok(())
