@@ -467,15 +467,19 @@ int fsh_ucp_atomic_op_code(int which) {
 
 /* ------------------------------------------------------------------------------------- */
 /* Flagged messages: a payload copied to an offset of one of the receiver's regions, then a
- * flag word of its region 0 raised to at least a value (release), in one active message. A
- * reader that sees the flag sees the payload. A put, a fence and a second put cost two sends
- * (each a system call over TCP) where this costs one; and the flag only grows whatever order
- * messages arrive in. */
+ * flag word of its region 0 raised to at least a value, or increased by a value (a counted
+ * message), with release order, in one active message. A reader that sees the flag sees the
+ * payload. A put, a fence and a second put cost two sends (each a system call over TCP) where
+ * this costs one; and the flag only grows whatever order messages arrive in. */
 
 #define FSH_AM_FLAGGED 1
 
+/* How a flagged message updates its flag word. */
+#define FSH_FLAG_AT_LEAST 0
+#define FSH_FLAG_ADD 1
+
 struct fsh_flagged_hdr {
-    uint64_t region, offset, flag_offset, flag_value;
+    uint64_t region, offset, flag_offset, flag_value, flag_update;
 };
 
 static int fits(const struct fsh_worker *fw, uint64_t region, uint64_t offset, uint64_t len) {
@@ -492,7 +496,8 @@ static ucs_status_t flagged_arrived(void *arg, const void *header, size_t header
         abort();
     }
     memcpy(&h, header, sizeof h);
-    if (!fits(fw, h.region, h.offset, length) || !fits(fw, 0, h.flag_offset, 8) || h.flag_offset % 8 != 0) {
+    if (!fits(fw, h.region, h.offset, length) || !fits(fw, 0, h.flag_offset, 8) || h.flag_offset % 8 != 0 ||
+        h.flag_update > FSH_FLAG_ADD) {
         fprintf(stderr,
                 "ferroshmem: a flagged message addresses outside this PE's regions (region %lu offset %lu length %zu, "
                 "flag at %lu)\n",
@@ -501,6 +506,10 @@ static ucs_status_t flagged_arrived(void *arg, const void *header, size_t header
     }
     if (length > 0) memcpy((void *)(uintptr_t)(fw->region_base[h.region] + h.offset), data, length);
     uint64_t *flag = (uint64_t *)(uintptr_t)(fw->region_base[0] + h.flag_offset);
+    if (h.flag_update == FSH_FLAG_ADD) {
+        __atomic_fetch_add(flag, h.flag_value, __ATOMIC_RELEASE);
+        return UCS_OK;
+    }
     uint64_t old = __atomic_load_n(flag, __ATOMIC_RELAXED);
     while (old < h.flag_value &&
            !__atomic_compare_exchange_n(flag, &old, h.flag_value, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
@@ -531,11 +540,13 @@ int fsh_ucp_set_flagged_regions(void *w, const uint64_t *base, const uint64_t *l
     return st;
 }
 
-/* Sends a flagged message; returns when `buf` may be reused. */
+/* Sends a flagged message (`flag_update`: FSH_FLAG_AT_LEAST or FSH_FLAG_ADD); returns when
+ * `buf` may be reused. */
 int fsh_ucp_put_flagged(void *w, void *ep, uint64_t region, uint64_t offset, const void *buf, size_t len,
-                        uint64_t flag_offset, uint64_t flag_value) {
+                        uint64_t flag_offset, uint64_t flag_value, uint64_t flag_update) {
     struct fsh_worker *fw = w;
-    struct fsh_flagged_hdr h = {region, offset, flag_offset, flag_value};
+    if (flag_update > FSH_FLAG_ADD) return UCS_ERR_INVALID_PARAM;
+    struct fsh_flagged_hdr h = {region, offset, flag_offset, flag_value, flag_update};
     ucp_request_param_t p;
     memset(&p, 0, sizeof p);
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;

@@ -93,6 +93,7 @@ extern "C" {
         len: usize,
         flag_offset: u64,
         flag_value: u64,
+        flag_update: u64,
     ) -> c_int;
 }
 

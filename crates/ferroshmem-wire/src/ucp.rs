@@ -10,6 +10,28 @@
 #![cfg_attr(wire, allow(unsafe_code))]
 
 use std::os::fd::RawFd;
+/// How a flagged message ([`Endpoint::put_flagged`]) updates its flag word, with release
+/// order after its payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlagUpdate {
+    /// Raised to at least this value: the word only grows, whatever order messages arrive in.
+    AtLeast(u64),
+    /// Increased by this value (a counted message): a receiver expecting k of them waits for
+    /// k more than it saw before they could be sent.
+    Add(u64),
+}
+
+impl FlagUpdate {
+    /// Value and update code for the shim (`FSH_FLAG_AT_LEAST`, `FSH_FLAG_ADD`).
+    #[cfg_attr(not(wire), allow(dead_code))]
+    fn parts(self) -> (u64, u64) {
+        match self {
+            FlagUpdate::AtLeast(v) => (v, 0),
+            FlagUpdate::Add(v) => (v, 1),
+        }
+    }
+}
+
 #[cfg(wire)]
 use std::sync::Arc;
 
@@ -227,17 +249,18 @@ mod imp {
         }
 
         /// Sends a flagged message: the peer copies `src` to `offset` of its region `region`,
-        /// then raises the word at `flag_offset` of its region 0 to at least `flag_value`
-        /// (see [`Worker::set_flagged_regions`]); one message where a put, a fence and a put
-        /// are two. Returns when `src` may be reused.
+        /// then updates the word at `flag_offset` of its region 0 by `flag` (see
+        /// [`Worker::set_flagged_regions`]); one message where a put, a fence and a put are
+        /// two. Returns when `src` may be reused.
         pub fn put_flagged(
             &self,
             region: u64,
             offset: u64,
             src: &[u8],
             flag_offset: u64,
-            flag_value: u64,
+            flag: super::FlagUpdate,
         ) -> Result<()> {
+            let (flag_value, flag_update) = flag.parts();
             // SAFETY: live worker and endpoint; `src` is readable for its length and stays
             // borrowed until the shim returns (local completion).
             crate::check("ucp_am_send_nbx", unsafe {
@@ -250,6 +273,7 @@ mod imp {
                     src.len(),
                     flag_offset,
                     flag_value,
+                    flag_update,
                 )
             })
         }
@@ -496,7 +520,7 @@ mod imp {
         pub fn put(&self, _: &[u8], _: u64, _: &RemoteKey) -> Result<()> {
             Err(Error::Unavailable)
         }
-        pub fn put_flagged(&self, _: u64, _: u64, _: &[u8], _: u64, _: u64) -> Result<()> {
+        pub fn put_flagged(&self, _: u64, _: u64, _: &[u8], _: u64, _: super::FlagUpdate) -> Result<()> {
             Err(Error::Unavailable)
         }
         pub fn get(&self, _: &mut [u8], _: u64, _: &RemoteKey) -> Result<()> {

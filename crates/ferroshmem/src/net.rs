@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ferroshmem_wire::pmix::Pmix;
+pub use ferroshmem_wire::ucp::FlagUpdate;
 use ferroshmem_wire::ucp::{AtomicOp, Context, Endpoint, MemRegion, RemoteKey, Worker};
 
 use crate::atomic::AmoOp;
@@ -309,11 +310,12 @@ impl Net {
     }
 
     /// Sends a flagged message to `pe`: `src` lands at `offset` of its region `region`, then
-    /// the word at `flag_offset` of its control block grows to at least `flag_value`, so a
-    /// reader that sees the flag sees the data; one message where a put, a fence and a put
-    /// are two sends (each a system call over TCP: about 6 us of the sender's time here). The
-    /// word only grows, whatever order messages arrive in; a word written this way must not
-    /// also be written by puts. Announced by its flag: a quiet does not wait for it.
+    /// the word at `flag_offset` of its control block is updated by `flag` (raised to at
+    /// least a value, or increased by one), so a reader that sees the flag sees the data; one
+    /// message where a put, a fence and a put are two sends (each a system call over TCP:
+    /// about 6 us of the sender's time here). The word only grows, whatever order messages
+    /// arrive in; a word written this way must not also be written by puts. Announced by its
+    /// flag: a quiet does not wait for it.
     #[allow(clippy::too_many_arguments)]
     pub fn put_flagged(
         &self,
@@ -323,14 +325,14 @@ impl Net {
         offset: usize,
         src: &[u8],
         flag_offset: usize,
-        flag_value: u64,
+        flag: FlagUpdate,
     ) -> Result<()> {
         let (peer, _, _) = self.target(routine, pe, Region::Ctrl, flag_offset, 8)?;
         if !src.is_empty() {
             self.target(routine, pe, region, offset, src.len())?;
         }
         peer.ep
-            .put_flagged(region as u64, offset as u64, src, flag_offset as u64, flag_value)
+            .put_flagged(region as u64, offset as u64, src, flag_offset as u64, flag)
             .map_err(|e| net_err(routine, pe, e))
     }
 

@@ -10,7 +10,7 @@ use crate::ctrl::{CtrlTable, PeCtrl};
 use crate::error::{Error, Result};
 use crate::heap::SymHeap;
 use crate::job::{self, HeaderView, JobFile, Layout, Mapping};
-use crate::net::{Completion, Net, Region};
+use crate::net::{Completion, FlagUpdate, Net, Region};
 use crate::static_data::{self, SharedStatics};
 use crate::team::{self, Teams};
 use crate::topology::Topology;
@@ -67,6 +67,19 @@ const CORE_AWARE_MAX_JOB: usize = 1024;
 /// 4 simulated hosts x 2 PEs slept in every collective and a barrier, broadcast or reduction
 /// took 2-3 ms in half of the runs; with 2 ms, 130-410 us in every run
 /// (`bench/c/coll_bench.c 8 20`, two alternations).
+/// Largest counted message ([`Runtime::put_counted`]): a larger transfer is split, so no
+/// receiver needs to assemble more than this at once.
+pub const COUNTED_CHUNK: usize = 1 << 20;
+
+/// How many counted messages [`Runtime::put_counted`] sends for `len` bytes (one at least).
+pub const fn counted_messages(len: usize) -> usize {
+    if len == 0 {
+        1
+    } else {
+        len.div_ceil(COUNTED_CHUNK)
+    }
+}
+
 const NETWORK_YIELD_FOR: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// Adds one to `word`, an epoch-tagged count: (epoch << 20) | count. A count left by an older
@@ -408,7 +421,9 @@ impl Runtime {
                 let bytes: Vec<u8> = payload.iter().flat_map(|w| w.to_ne_bytes()).collect();
                 let at = words.as_ptr() as usize - (self.ctrl.pe(pe) as *const PeCtrl as usize);
                 let sent = match delivery {
-                    Delivery::Message => net.put_flagged(routine, pe, Region::Ctrl, at + 8, &bytes, at, flag),
+                    Delivery::Message => {
+                        net.put_flagged(routine, pe, Region::Ctrl, at + 8, &bytes, at, FlagUpdate::AtLeast(flag))
+                    }
                     Delivery::Puts => net
                         .put(routine, pe, Region::Ctrl, at + 8, &bytes, Completion::Announced)
                         .map(|()| net.fence())
@@ -463,7 +478,7 @@ impl Runtime {
             Some(net) if !self.topology.is_local(pe) => {
                 let at = self.stage_addr(slot) - self.my_ctrl + offset;
                 let flag = self.slot_word_offset(slot, word);
-                if let Err(e) = net.put_flagged(routine, pe, Region::Ctrl, at, bytes, flag, value) {
+                if let Err(e) = net.put_flagged(routine, pe, Region::Ctrl, at, bytes, flag, FlagUpdate::AtLeast(value)) {
                     fatal(&e);
                 }
             }
@@ -473,6 +488,42 @@ impl Runtime {
                 self.notify(pe);
             }
         }
+    }
+
+    /// Sends `len` bytes at this PE's `src` to the symmetric `dest` on PE `pe` of another
+    /// host as counted messages (one per [`COUNTED_CHUNK`] bytes, [`counted_messages`] of
+    /// them), each of which adds one to word `word` of that PE's slot `slot` once its bytes
+    /// landed. The receiver read that word before the messages could be sent and waits until
+    /// it grew by their number: no staging, no fence, no flag put; the data goes straight
+    /// into the destination, which its receiver must have said is free.
+    ///
+    /// # Safety
+    /// `src` must be readable for `len` bytes.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn put_counted(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        dest: usize,
+        src: usize,
+        len: usize,
+        slot: usize,
+        word: usize,
+    ) -> Result<()> {
+        let net = match &self.net {
+            Some(net) if !self.topology.is_local(pe) => net,
+            _ => panic!("{routine}: a counted message to PE {pe} of this host"),
+        };
+        let (region, offset) = self.region_of(dest, len).ok_or(Error::NotSymmetric { routine, addr: dest, len })?;
+        let flag = self.slot_word_offset(slot, word);
+        for k in 0..counted_messages(len) {
+            let lo = k * COUNTED_CHUNK;
+            let n = COUNTED_CHUNK.min(len - lo);
+            // SAFETY: `src + lo .. + n` lies in the caller's readable range.
+            let bytes = unsafe { std::slice::from_raw_parts((src + lo) as *const u8, n) };
+            net.put_flagged(routine, pe, region, offset + lo, bytes, flag, FlagUpdate::Add(1))?;
+        }
+        Ok(())
     }
 
     /// Copies `bytes` to `offset` of the staging area of team slot `slot` of PE `pe`, a PE

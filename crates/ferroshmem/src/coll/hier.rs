@@ -34,12 +34,13 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::across::{check_own, put};
+use super::across::check_own;
 use super::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES, W_ENTER};
 use crate::error::{Error, Result};
 use crate::job::{SLOT_FIXED_WORDS, SLOT_HOST_WORDS};
-use crate::net::Completion;
-use crate::runtime::{add_to_tagged_count, tagged_count, Runtime, CENTRAL_ARRIVALS, CENTRAL_RELEASE};
+use crate::runtime::{
+    add_to_tagged_count, counted_messages, tagged_count, Runtime, CENTRAL_ARRIVALS, CENTRAL_RELEASE,
+};
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
 
@@ -50,10 +51,15 @@ const W_DONE: usize = SLOT_HOST_WORDS;
 /// Slot word of a leader: the epoch of the team-creation all-reduce whose result it published
 /// for its host (`team::agree`).
 pub(crate) const W_AGREE_RESULT: usize = SLOT_HOST_WORDS + 1;
+/// Slot word counting the counted messages this PE received (`Runtime::put_counted`: large
+/// payloads sent straight into destinations, each message adding one). It only grows; a
+/// collective reads it before it enters (no message of that collective can have come yet)
+/// and waits until it grew by the number of messages it expects.
+const W_COUNTED: usize = SLOT_HOST_WORDS + 2;
 /// First of the flag words raised by puts after a fence, one per host group of the team (see
 /// the module documentation).
 const W_FLAGS: usize = SLOT_HOST_WORDS + 8;
-const _: () = assert!(W_DONE < W_AGREE_RESULT && W_AGREE_RESULT < W_FLAGS);
+const _: () = assert!(W_DONE < W_AGREE_RESULT && W_AGREE_RESULT < W_COUNTED && W_COUNTED < W_FLAGS);
 /// Most host groups a team can have for the hierarchical algorithms (three flag words each);
 /// teams over more hosts take the flat ones of `coll::across`.
 pub const MAX_GROUPS: usize = (SLOT_FIXED_WORDS - W_FLAGS) / 3;
@@ -233,13 +239,6 @@ impl<'a> Op<'a> {
         self.wait_word(pe, W_ENTER, self.epoch);
     }
 
-    /// Waits until every other group's flag on this PE reaches `value`.
-    fn wait_flags(&self, value: u64) {
-        for g in self.groups.others() {
-            self.wait_flag(self.rt.my_pe, g, value);
-        }
-    }
-
     /// On a leader, when `push` (a result of up to [`PUSH_MAX`] bytes): copies our `len`
     /// bytes at `dest` into the same place of every other local member's destination. Each
     /// has arrived in this operation, so its destination is free; it returns at our release
@@ -281,10 +280,38 @@ impl<'a> Op<'a> {
         }
     }
 
-    /// Raises this group's flag to `value` on every other group's leader.
-    fn signal_leaders(&self, value: u64) {
-        for g in self.groups.others() {
-            self.signal(self.leader_of(g), value);
+    /// This PE's count of counted messages received ([`W_COUNTED`]); read before this PE
+    /// enters a collective whose counted messages it will wait for.
+    fn counted_base(&self) -> u64 {
+        self.word(self.rt.my_pe, W_COUNTED).load(Ordering::Acquire)
+    }
+
+    /// Sends `len` bytes at `src` (ours) to `dest` on world PE `pe` of another host as
+    /// counted messages (`Runtime::put_counted`); `pe` entered the collective, so `dest` is
+    /// free there.
+    fn send_counted(&self, pe: usize, dest: usize, src: usize, len: usize) -> Result<()> {
+        // SAFETY: `src` lies in a buffer the caller checked, readable for `len`.
+        unsafe { self.rt.put_counted(self.routine, pe, dest, src, len, self.team.slot, W_COUNTED) }
+    }
+
+    /// Waits until `messages` counted messages arrived since this PE read `base`.
+    fn wait_counted(&self, base: u64, messages: usize) {
+        self.wait_word(self.rt.my_pe, W_COUNTED, base + messages as u64);
+    }
+
+    /// The leaders meet, by empty messages of staged exchange `direct` (its number and
+    /// credit, taken by every member) when there is one, else by [`Self::leaders_meet`].
+    fn meet(&self, direct: Option<(u64, u64)>) {
+        match direct {
+            Some((exchange, credit)) => {
+                let entered = self.flag_value(0);
+                self.wait_credit(exchange, credit);
+                for g in self.groups.others() {
+                    self.send_staged(self.leader_of(g), exchange, 0, &[], entered);
+                }
+                self.wait_msg_flags(exchange, entered);
+            }
+            None => self.leaders_meet(),
         }
     }
 
@@ -336,9 +363,7 @@ pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u
     // Up to DIRECT_LEADERS leaders meet by empty flagged messages, as a staged exchange
     // without data (no fence: a sync carries no data of its own, and the quiet above
     // completed the program's); more meet by dissemination.
-    let direct = groups.len() <= DIRECT_LEADERS;
-    let entered = op.flag_value(0);
-    let (exchange, credit) = if direct { team.take_staged_exchanges(1, entered) } else { (0, 0) };
+    let direct = (groups.len() <= DIRECT_LEADERS).then(|| team.take_staged_exchanges(1, op.flag_value(0)));
     if !op.is_leader() {
         let leader = op.my_leader();
         op.arrive(leader);
@@ -346,15 +371,7 @@ pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u
         return;
     }
     op.wait_arrivals(op.local_others());
-    if direct {
-        op.wait_credit(exchange, credit);
-        for g in groups.others() {
-            op.send_staged(op.leader_of(g), exchange, 0, &[], entered);
-        }
-        op.wait_msg_flags(exchange, entered);
-    } else {
-        op.leaders_meet();
-    }
+    op.meet(direct);
     op.release();
 }
 
@@ -385,28 +402,28 @@ pub(super) fn broadcast(
     }
     let op = Op::new(rt, team, groups, routine);
     let root_group = groups.group_of(root);
-    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
+    let entered = op.flag_value(0);
+    // The root's leader sends into each other leader's destination once it said "entered".
     let send = |from: usize| -> Result<()> {
         for g in groups.others() {
             op.wait_flag(op.rt.my_pe, g, entered);
-            put(rt, routine, op.leader_of(g), dest, from, nbytes, Completion::Announced)?;
+            op.send_counted(op.leader_of(g), dest, from, nbytes)?;
         }
-        op.rt.fence();
-        op.signal_leaders(landed);
         Ok(())
     };
     if groups.mine() != root_group {
         let leader = op.my_leader();
         if op.is_leader() {
+            let base = op.counted_base();
             rt.fence();
             op.signal(op.leader_of(root_group), entered);
-        }
-        op.wait_flag(leader, root_group, landed);
-        if op.is_leader() {
+            op.wait_counted(base, counted_messages(nbytes));
+            op.release();
             op.wait_done();
         } else {
+            op.wait_release(leader);
             let from = at(rt, routine, dest, nbytes, leader)?;
-            // SAFETY: the leader's destination holds the data (its flag is up) and stays
+            // SAFETY: the leader's destination holds the data (released) and stays
             // unchanged until we are done; ours is written by us alone.
             unsafe { copy(dest, from, nbytes) };
             op.done(leader);
@@ -558,8 +575,10 @@ pub(super) fn fcollect(
     }
     let op = Op::new(rt, team, groups, routine);
     let staged = all <= STAGE_HALF;
-    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
-    let (exchange, credit) = if staged { team.take_staged_exchanges(1, entered) } else { (0, 0) };
+    let entered = op.flag_value(0);
+    // A staged exchange carries the data, or (large, few hosts) lets the leaders meet.
+    let exchanges = staged || groups.len() <= DIRECT_LEADERS;
+    let (exchange, credit) = if exchanges { team.take_staged_exchanges(1, entered) } else { (0, 0) };
     let half = (exchange & 1) as usize * STAGE_HALF;
     let leader = op.my_leader();
     let push = all <= PUSH_MAX;
@@ -575,6 +594,7 @@ pub(super) fn fcollect(
         }
         return Ok(());
     }
+    let base = op.counted_base();
     op.wait_arrivals(op.local_others());
     for &i in groups.members(groups.mine()) {
         let from = at(rt, routine, src, nbytes, op.pe(i))?;
@@ -607,16 +627,22 @@ pub(super) fn fcollect(
             }
         }
     } else {
-        op.leaders_meet();
+        // Once the leaders met (every leader is in this collective: its destination is
+        // free), our host's blocks go run by run (consecutive members) straight into the
+        // other leaders' destinations, as counted messages.
+        op.meet(exchanges.then_some((exchange, credit)));
+        let expected: usize = groups
+            .others()
+            .flat_map(|g| groups.runs(g))
+            .map(|(_, count)| counted_messages(count * nbytes))
+            .sum();
         for g in groups.others() {
             for &(first, count) in &groups.runs(groups.mine()) {
                 let at = dest + first * nbytes;
-                put(rt, routine, op.leader_of(g), at, at, count * nbytes, Completion::Announced)?;
+                op.send_counted(op.leader_of(g), at, at, count * nbytes)?;
             }
         }
-        rt.fence();
-        op.signal_leaders(landed);
-        op.wait_flags(landed);
+        op.wait_counted(base, expected);
     }
     op.push_to_members(push, dest, all)?;
     op.release_and_wait(push);
@@ -648,11 +674,14 @@ pub(super) fn alltoall(
     }
     let op = Op::new(rt, team, groups, routine);
     let staged = all <= STAGE_HALF;
-    let (entered, landed) = (op.flag_value(0), op.flag_value(1));
-    let (exchange, credit) = if staged { team.take_staged_exchanges(1, entered) } else { (0, 0) };
+    let entered = op.flag_value(0);
+    // A staged exchange carries the data, or (large, few hosts) lets the leaders meet.
+    let exchanges = staged || groups.len() <= DIRECT_LEADERS;
+    let (exchange, credit) = if exchanges { team.take_staged_exchanges(1, entered) } else { (0, 0) };
     let half = (exchange & 1) as usize * STAGE_HALF;
     let me = team.my_index;
     let local = groups.members(groups.mine());
+    let base = op.counted_base();
     op.enter();
     for &j in local {
         let pe = op.pe(j);
@@ -665,13 +694,9 @@ pub(super) fn alltoall(
     if op.is_leader() {
         op.wait_arrivals(op.local_others());
         if staged {
-            op.wait_credit(exchange, credit);
-        } else {
-            op.leaders_meet();
-        }
-        if staged {
             // To each member j of another host, the blocks j of our host's members, packed in
             // team order, in one message.
+            op.wait_credit(exchange, credit);
             let mut packed = Vec::with_capacity(local.len() * block);
             let to = half + op.packed_offset(groups.mine(), block);
             for g in groups.others() {
@@ -689,28 +714,7 @@ pub(super) fn alltoall(
                 }
             }
         } else {
-            for g in groups.others() {
-                for &i in local {
-                    let from = at(rt, routine, src, all, op.pe(i))?;
-                    for &j in groups.members(g) {
-                        put(
-                            rt,
-                            routine,
-                            op.pe(j),
-                            dest + i * block,
-                            from + j * block,
-                            block,
-                            Completion::Announced,
-                        )?;
-                    }
-                }
-            }
-            rt.fence();
-            for g in groups.others() {
-                for &j in groups.members(g) {
-                    op.signal(op.pe(j), landed);
-                }
-            }
+            op.meet(exchanges.then_some((exchange, credit)));
         }
         op.release();
     } else {
@@ -730,7 +734,21 @@ pub(super) fn alltoall(
             }
         }
     } else {
-        op.wait_flags(landed);
+        // Large: the leaders met, so every member is in the collective (its destination is
+        // free); every PE sends its own blocks for the members of other hosts straight into
+        // their destinations, as counted messages (each block crosses the network once
+        // whoever sends it, and so every PE's sends go in parallel), starting with the next
+        // host so that not every PE sends to the same one first.
+        let others: Vec<usize> = groups.others().collect();
+        let start = others.iter().position(|&g| g > groups.mine()).unwrap_or(0);
+        let mut expected = 0;
+        for &g in others[start..].iter().chain(&others[..start]) {
+            for &j in groups.members(g) {
+                op.send_counted(op.pe(j), dest + me * block, src + j * block, block)?;
+                expected += counted_messages(block);
+            }
+        }
+        op.wait_counted(base, expected);
     }
     Ok(())
 }
