@@ -791,9 +791,19 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     let op = Op::new(rt, team, groups, routine);
     let chunks = count.div_ceil(chunk) as u64;
+    // Large: the partial results go straight into destinations (see `reduce_direct`), which
+    // costs a meeting of the leaders and l - 1 network steps (one at two hosts) in place of
+    // `chunks` staged exchanges.
+    let direct = chunks > 1 && (l == 2 || chunks > l as u64);
     // Chunk c's flags follow the reading of chunk c - 1: the last chunk's marks the whole
     // reduction as entered.
-    let (first, credit) = team.take_staged_exchanges(chunks, op.flag_value(chunks - 1));
+    let (first, credit) = if !direct {
+        team.take_staged_exchanges(chunks, op.flag_value(chunks - 1))
+    } else if l <= DIRECT_LEADERS {
+        team.take_staged_exchanges(1, op.flag_value(0))
+    } else {
+        (0, 0)
+    };
     let leader = op.my_leader();
     let push = nbytes <= PUSH_MAX;
     if !op.is_leader() {
@@ -821,6 +831,12 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         combine::<T, O>(&mut part, slice(at(rt, routine, src, nbytes, op.pe(i))?, 0, count));
     }
     let mine = groups.mine();
+    if direct {
+        reduce_direct::<T, O>(&op, dest, &part, (l <= DIRECT_LEADERS).then_some((first, credit)))?;
+        op.push_to_members(push, dest, nbytes)?;
+        op.release_and_wait(push);
+        return Ok(());
+    }
     let stage = rt.stage_addr(team.slot);
     op.wait_credit(first, credit);
     let mut acc: Vec<T> = Vec::with_capacity(chunk.min(count));
@@ -854,5 +870,63 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     op.push_to_members(push, dest, nbytes)?;
     op.release_and_wait(push);
+    Ok(())
+}
+
+/// A large reduction's exchange between leaders, once each holds its host's partial result
+/// `part`: counted messages straight into the leaders' destinations once they met (the meeting
+/// by staged exchange `meet` when there is one). Two hosts swap their partials and each
+/// combines the two in group order. More form a chain in group order: leader g combines what
+/// leader g - 1 sent into its destination with its own partial, in place, and passes it on;
+/// the last one holds the result and sends it back to every other leader, whose destination
+/// it reaches only after that leader passed its own part on (the chain runs through it
+/// first). Either way every leader combines in group order, as the staged form does, so every
+/// member gets the same bits.
+fn reduce_direct<T: Copy, O: ReduceOp<T>>(
+    op: &Op<'_>,
+    dest: usize,
+    part: &[T],
+    meet: Option<(u64, u64)>,
+) -> Result<()> {
+    let (groups, l, mine) = (op.groups, op.groups.len(), op.groups.mine());
+    let nbytes = std::mem::size_of_val(part);
+    let messages = counted_messages(nbytes);
+    let base = op.counted_base();
+    let ours = part.as_ptr() as usize;
+    // SAFETY: our own checked destination of `part.len()` elements of T, aligned (checked by
+    // the caller); only this leader writes it until its release, and it is read or written
+    // only once every counted message that lands in it meanwhile has arrived.
+    let dest_slice = || unsafe { std::slice::from_raw_parts_mut(dest as *mut T, part.len()) };
+    op.meet(meet);
+    if l == 2 {
+        let other = groups.others().next().unwrap_or(mine);
+        op.send_counted(op.leader_of(other), dest, ours, nbytes)?;
+        op.wait_counted(base, messages);
+        if mine == 0 {
+            let mut acc = part.to_vec();
+            combine::<T, O>(&mut acc, dest_slice());
+            dest_slice().copy_from_slice(&acc);
+        } else {
+            combine::<T, O>(dest_slice(), part);
+        }
+        return Ok(());
+    }
+    // The chain's part (none on the first leader), then the result (none on the last).
+    let chained = if mine == 0 { 0 } else { messages };
+    if mine == 0 {
+        op.send_counted(op.leader_of(1), dest, ours, nbytes)?;
+    } else {
+        op.wait_counted(base, chained);
+        combine::<T, O>(dest_slice(), part);
+        if mine + 1 < l {
+            op.send_counted(op.leader_of(mine + 1), dest, dest, nbytes)?;
+        } else {
+            for g in 0..l - 1 {
+                op.send_counted(op.leader_of(g), dest, dest, nbytes)?;
+            }
+            return Ok(());
+        }
+    }
+    op.wait_counted(base, chained + messages);
     Ok(())
 }
