@@ -206,7 +206,19 @@ pub extern "C" fn shmemx_pcontrol_level() -> c_int {
 }
 
 pshmem!(
-    shmem_init, shmem_init_thread, shmem_query_thread, shmem_finalize, shmem_barrier_all, shmem_sync_all,
-    shmem_global_exit, shmem_info_get_version, shmem_info_get_name, start_pes, shmem_pe_accessible,
-    shmem_addr_accessible, shmem_ptr, shmem_pcontrol, shmemx_pcontrol_level,
+    shmem_init,
+    shmem_init_thread,
+    shmem_query_thread,
+    shmem_finalize,
+    shmem_barrier_all,
+    shmem_sync_all,
+    shmem_global_exit,
+    shmem_info_get_version,
+    shmem_info_get_name,
+    start_pes,
+    shmem_pe_accessible,
+    shmem_addr_accessible,
+    shmem_ptr,
+    shmem_pcontrol,
+    shmemx_pcontrol_level,
 );

@@ -733,7 +733,15 @@ pub unsafe extern "C" fn shmem_ctx_get_team(ctx: CtxHandle, team: *mut CTeam) ->
 }
 
 pshmem!(
-    shmem_team_translate_pe, shmem_team_ptr, shmem_team_get_config, shmemx_team_info, shmemx_team_get_uniqueid,
-    shmemx_team_create_test, shmemx_team_create_wait, shmem_team_destroy, shmem_team_sync, shmem_team_create_ctx,
+    shmem_team_translate_pe,
+    shmem_team_ptr,
+    shmem_team_get_config,
+    shmemx_team_info,
+    shmemx_team_get_uniqueid,
+    shmemx_team_create_test,
+    shmemx_team_create_wait,
+    shmem_team_destroy,
+    shmem_team_sync,
+    shmem_team_create_ctx,
     shmem_ctx_get_team,
 );
