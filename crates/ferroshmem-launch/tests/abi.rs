@@ -45,8 +45,7 @@ fn declared() -> (BTreeSet<String>, BTreeSet<String>) {
     for stmt in text.split([';', '{', '}']) {
         let Some(open) = stmt.find('(') else { continue };
         let head = &stmt[..open];
-        let name =
-            head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).last();
+        let name = head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).rfind(|w| !w.is_empty());
         let Some(name) = name.filter(|n| is_routine(n)) else { continue };
         if head.contains("typedef") {
             continue;
