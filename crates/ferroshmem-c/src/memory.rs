@@ -1,7 +1,10 @@
 //! Symmetric allocation. Every routine is collective; a size of 0 gives NULL; a request that
 //! does not fit (or an impossible alignment) gives NULL on every PE, with the reason printed
 //! when `SHMEM_DEBUG=1`. Freeing or resizing a pointer that the allocator did not hand out ends
-//! the job with a message.
+//! the job with a message. In checked mode (`SHMEM_DEBUG=1` or `SHMEMX_CHECK_COLLECTIVES=1`)
+//! the routine's barrier also checks that every PE called the same routine with the same
+//! arguments: if not, an allocation gives NULL on every PE (its old block kept, for a
+//! realloc) and PE 0 prints who passed what; a free ends the job with that message.
 
 use std::ffi::{c_long, c_void};
 
@@ -24,6 +27,13 @@ fn to_ptr(rt: &Runtime, r: fcore::Result<Option<usize>>) -> *mut c_void {
     match r {
         Ok(Some(a)) => a as *mut c_void,
         Ok(None) => std::ptr::null_mut(),
+        // A checked-mode mismatch (every PE has it) is always reported, once, by PE 0.
+        Err(e @ fcore::Error::CollectiveMismatch { .. }) if rt.my_pe == 0 && !rt.debug => {
+            use std::io::Write;
+            let line = format!("ferroshmem: PE 0: {e}\n");
+            let _ = std::io::stderr().lock().write_all(line.as_bytes());
+            std::ptr::null_mut()
+        }
         Err(e) => {
             crate::debug_report(rt, format_args!("{e}"));
             std::ptr::null_mut()

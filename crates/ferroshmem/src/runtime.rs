@@ -904,8 +904,7 @@ impl Runtime {
     /// `None` (after the barrier).
     pub fn sym_alloc(&self, routine: &'static str, size: usize, align: usize) -> Result<Option<usize>> {
         let result = if size == 0 { Ok(None) } else { self.alloc_local(routine, size, align).map(Some) };
-        self.barrier_all();
-        result
+        self.allocation_agreed(routine, &[size as i64, align as i64], result)
     }
 
     /// [`Self::sym_alloc`] that zeroes the block before the closing barrier.
@@ -916,13 +915,45 @@ impl Runtime {
             // before the barrier below.
             unsafe { std::ptr::write_bytes(a as *mut u8, 0, size) };
         }
-        self.barrier_all();
-        addr
+        self.allocation_agreed(routine, &[size as i64, align as i64], addr.map(Some))
+            .map(|a| a.unwrap_or_default())
+    }
+
+    /// The closing barrier of an allocation whose local part gave `result`. In checked mode
+    /// the barrier carries (routine, `args`): PEs that passed different ones all get the same
+    /// [`Error::CollectiveMismatch`] naming who passed what (and keep no block), where
+    /// otherwise their heaps would silently stop being symmetric.
+    fn allocation_agreed(
+        &self,
+        routine: &'static str,
+        args: &[i64],
+        result: Result<Option<usize>>,
+    ) -> Result<Option<usize>> {
+        if let Err(e) = self.agree_allocation(routine, args) {
+            if let Ok(Some(a)) = result {
+                let _ = self.release(routine, a);
+            }
+            return Err(e);
+        }
+        result
+    }
+
+    /// The barrier of an allocation routine; in checked mode one that also checks that every
+    /// PE called `routine` with `args` (see [`Self::allocation_agreed`]).
+    fn agree_allocation(&self, routine: &'static str, args: &[i64]) -> Result<()> {
+        if !self.checked {
+            self.teams.world.sync_unchecked(self);
+            return Ok(());
+        }
+        let sig = team::checked::Signature::new(routine, args);
+        team::checked::check_call(self, &self.teams.world, &sig)
     }
 
     /// Collective free: a barrier first, so no PE still reads the block, then the bookkeeping.
+    /// In checked mode the barrier checks that every PE frees the same block (its offset in
+    /// the heap).
     pub fn sym_free(&self, routine: &'static str, addr: usize) -> Result<()> {
-        self.barrier_all();
+        self.agree_allocation(routine, &[addr.wrapping_sub(self.my_heap) as i64])?;
         self.release(routine, addr)
     }
 
@@ -947,8 +978,8 @@ impl Runtime {
             return Ok(None);
         }
         // Everyone must be done with the old block before it moves.
-        self.barrier_all();
         let off = addr.wrapping_sub(self.my_heap);
+        self.agree_allocation(routine, &[off as i64, size as i64])?;
         let result = {
             let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
             match (off < self.heap_size).then(|| heap.block_len(off)).flatten() {

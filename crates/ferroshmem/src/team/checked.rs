@@ -31,6 +31,14 @@ pub const ROUTINES: &[&str] = &[
     "Team::sync",
     "shmemx_team_init",
     "shmem_team_destroy",
+    "shmem_malloc",
+    "shmem_malloc_with_hints",
+    "shmem_align",
+    "shmem_calloc",
+    "shmem_realloc",
+    "shmem_free",
+    "Shmem::alloc",
+    "SymSlice::free",
 ];
 
 /// Names that are the same collective as another (a blocking call matches its `_nb` form).
