@@ -8,40 +8,19 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 /// The version the README's line installs and this test checks.
 const SHMEM4PY: &str = "shmem4py==1.0.0";
 /// shmem4py 1.0.0 calls `np.array(..., copy=False)`, which NumPy 2 rejects.
 const NUMPY: &str = "numpy<2";
 
-/// Runs `cmd`, killing it after `limit`; its output.
+/// Runs `cmd`, failing the test if it takes longer than `limit`; its output.
 fn run(cmd: &mut Command, limit: Duration) -> Output {
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start command");
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let t_out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut out, &mut v).ok();
-        v
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut err, &mut v).ok();
-        v
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if start.elapsed() > limit {
-            child.kill().ok();
-            panic!("{cmd:?} took more than {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    Output { status, stdout: t_out.join().unwrap(), stderr: t_err.join().unwrap() }
+    let (output, timed_out) = common::output_within(cmd, limit);
+    assert!(!timed_out, "{cmd:?} took more than {limit:?}");
+    output
 }
 
 fn text(v: &[u8]) -> String {

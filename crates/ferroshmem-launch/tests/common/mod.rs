@@ -70,6 +70,37 @@ pub fn processes_of(token: &str) -> Vec<u32> {
         .unwrap_or_default()
 }
 
+/// Runs `cmd` to its end, or kills it after `limit`; its output, and whether it was killed.
+/// The pipes are drained on threads, so a chatty command cannot block on a full pipe.
+pub fn output_within(cmd: &mut Command, limit: Duration) -> (Output, bool) {
+    let start = Instant::now();
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start command");
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut v).ok();
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut v).ok();
+        v
+    });
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if start.elapsed() > limit {
+            timed_out = true;
+            child.kill().ok();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    (Output { status, stdout: t_out.join().unwrap(), stderr: t_err.join().unwrap() }, timed_out)
+}
+
 /// Runs `oshrun -n npes program args` with `env`, killing it after `timeout`. Asserts that no
 /// process of `program` and no /dev/shm file outlives the job.
 pub fn run_job(
@@ -84,39 +115,14 @@ pub fn run_job(
     let token = new_token();
     let mut cmd = Command::new(oshrun());
     cmd.env(JOB_TOKEN, &token);
-    cmd.arg("-n").arg(npes.to_string()).arg(program).args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.arg("-n").arg(npes.to_string()).arg(program).args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().expect("start oshrun");
-    // Drain the pipes on threads so a chatty job cannot block on a full pipe.
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut out, &mut s).ok();
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut err, &mut s).ok();
-        s
-    });
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if start.elapsed() > timeout {
-            timed_out = true;
-            child.kill().ok();
-            break child.wait().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let (output, timed_out) = output_within(&mut cmd, timeout);
     let elapsed = start.elapsed();
-    let stdout = t_out.join().unwrap();
-    let stderr = t_err.join().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     // PEs die with oshrun (PR_SET_PDEATHSIG); give the kernel a moment to deliver that on a timeout.
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut left = processes_of(&token);
@@ -126,7 +132,7 @@ pub fn run_job(
     }
     assert!(left.is_empty(), "processes of {} left after the job: {left:?}", program.display());
     assert_eq!(shm_before, dev_shm(), "the job left files in /dev/shm");
-    JobResult { status: status.code(), stdout, stderr, elapsed, timed_out }
+    JobResult { status: output.status.code(), stdout, stderr, elapsed, timed_out }
 }
 
 /// Compiles a C program (a C++ one for a `.cpp` source: oshcc with `OSHCC_CC=c++`, C++17) with
