@@ -14,18 +14,7 @@
 
 #include <shmem.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#undef FERROSHMEM_API
-#define FERROSHMEM_API(NAME) p##NAME
-#include "ferroshmem_routines.h"
-#undef FERROSHMEM_API
-#define FERROSHMEM_API(NAME) NAME
-
-#ifdef __cplusplus
-} /* extern "C" */
-#endif
+#define FERROSHMEM_PNAMES_OF "ferroshmem_routines.h"
+#include "ferroshmem_pnames.h"
 
 #endif /* FERROSHMEM_PSHMEM_H */

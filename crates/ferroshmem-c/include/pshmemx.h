@@ -8,18 +8,7 @@
 #include <shmemx.h>
 #include <pshmem.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#undef FERROSHMEM_API
-#define FERROSHMEM_API(NAME) p##NAME
-#include "ferroshmemx_routines.h"
-#undef FERROSHMEM_API
-#define FERROSHMEM_API(NAME) NAME
-
-#ifdef __cplusplus
-} /* extern "C" */
-#endif
+#define FERROSHMEM_PNAMES_OF "ferroshmemx_routines.h"
+#include "ferroshmem_pnames.h"
 
 #endif /* FERROSHMEM_PSHMEMX_H */

@@ -189,20 +189,11 @@ fn run_with_deadline(mut cmd: Command, limit: Duration) -> (Option<i32>, String,
     let out = std::fs::File::create(&out_path).unwrap();
     cmd.stdout(out.try_clone().unwrap()).stderr(out).stdin(Stdio::null());
     let mut child = cmd.spawn().expect("start the job");
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if start.elapsed() > limit {
-            timed_out = true;
-            let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
-            std::thread::sleep(Duration::from_secs(2));
-            child.kill().ok();
-            break child.wait().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let (status, timed_out) = common::wait_within(&mut child, start, limit, |c| {
+        let _ = Command::new("kill").args(["-TERM", &c.id().to_string()]).status();
+        std::thread::sleep(Duration::from_secs(2));
+        c.kill().ok();
+    });
     let elapsed = start.elapsed();
     let text = std::fs::read_to_string(&out_path).unwrap_or_default();
     let _ = std::fs::remove_file(&out_path);

@@ -86,19 +86,30 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> (Output, bool) {
         std::io::Read::read_to_end(&mut err, &mut v).ok();
         v
     });
-    let mut timed_out = false;
-    let status = loop {
+    let (status, timed_out) = wait_within(&mut child, start, limit, |c| {
+        c.kill().ok();
+    });
+    (Output { status, stdout: t_out.join().unwrap(), stderr: t_err.join().unwrap() }, timed_out)
+}
+
+/// Waits for `child` (started at `start`) to end; past `limit` calls `stop` on it, then waits
+/// for it. Its exit status, and whether it had to be stopped.
+pub fn wait_within(
+    child: &mut std::process::Child,
+    start: Instant,
+    limit: Duration,
+    stop: impl FnOnce(&mut std::process::Child),
+) -> (std::process::ExitStatus, bool) {
+    loop {
         if let Some(st) = child.try_wait().unwrap() {
-            break st;
+            return (st, false);
         }
         if start.elapsed() > limit {
-            timed_out = true;
-            child.kill().ok();
-            break child.wait().unwrap();
+            stop(child);
+            return (child.wait().unwrap(), true);
         }
         std::thread::sleep(Duration::from_millis(5));
-    };
-    (Output { status, stdout: t_out.join().unwrap(), stderr: t_err.join().unwrap() }, timed_out)
+    }
 }
 
 /// Runs `oshrun -n npes program args` with `env`, killing it after `timeout`. Asserts that no
