@@ -1,6 +1,7 @@
 //! Checked mode (`SHMEMX_CHECK_COLLECTIVES=1`) covers symmetric allocation in the safe Rust API:
 //! PEs that ask for different sizes, or free different blocks, all get the same
-//! `Error::CollectiveMismatch` naming who passed what, and nothing is allocated or freed.
+//! `Error::CollectiveMismatch` naming who passed what, and nothing is allocated or freed; the
+//! same for reductions with different operations.
 
 mod common;
 
@@ -11,7 +12,10 @@ const CHECKED: &[(&str, &str)] = &[("SHMEMX_CHECK_COLLECTIVES", "1")];
 fn mismatch(r: Result<impl Sized, Error>, routine: &str) -> String {
     match r {
         Err(Error::CollectiveMismatch { message }) => {
-            assert!(message.contains(routine) && message.contains("passed"), "{message}");
+            assert!(
+                message.contains(routine) && (message.contains("passed") || message.contains("called")),
+                "{message}"
+            );
             message
         }
         Err(e) => panic!("{routine}: expected a mismatch, got {e}"),
@@ -49,5 +53,25 @@ fn mismatched_allocations_fail_alike_on_every_pe() {
         for b in [all, mine] {
             b.free().unwrap();
         }
+    });
+}
+
+#[test]
+fn mismatched_reduction_operators_fail_alike_on_every_pe() {
+    use ferroshmem::coll::{Max, Sum};
+    common::spmd("mismatched_reduction_operators_fail_alike_on_every_pe", &[2, 3], CHECKED, |s| {
+        let (me, n) = (s.my_pe(), s.n_pes());
+        let (src, dest) = (s.alloc::<i64>(4).unwrap(), s.alloc::<i64>(4).unwrap());
+        for i in 0..4 {
+            src.write(i, (me + i) as i64).unwrap();
+        }
+        let world = s.team_world();
+        let r = if me == 0 { world.reduce(Sum, &dest, &src, 4) } else { world.reduce(Max, &dest, &src, 4) };
+        let message = mismatch(r, "shmem_sum_reduce");
+        assert!(message.contains("shmem_max_reduce"), "{message}");
+        world.reduce(Max, &dest, &src, 4).unwrap();
+        assert_eq!(dest.to_vec(), (0..4).map(|i| (n - 1 + i) as i64).collect::<Vec<_>>());
+        src.free().unwrap();
+        dest.free().unwrap();
     });
 }

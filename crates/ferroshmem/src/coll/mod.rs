@@ -1105,6 +1105,21 @@ fn reduce_small<T: Copy, O: ReduceOp<T>>(
     unsafe { copy(dest, acc.as_ptr() as usize, nbytes) };
 }
 
+/// The routine under which checked mode compares a reduction with operation `op` (`O::NAME`):
+/// one per operation, so a sum on one PE against a max on another is a mismatch.
+fn checked_reduce_name(op: &str) -> &'static str {
+    match op {
+        "and" => "shmem_and_reduce",
+        "or" => "shmem_or_reduce",
+        "xor" => "shmem_xor_reduce",
+        "max" => "shmem_max_reduce",
+        "min" => "shmem_min_reduce",
+        "sum" => "shmem_sum_reduce",
+        "prod" => "shmem_prod_reduce",
+        _ => "shmem_reduce",
+    }
+}
+
 /// Reduces `count` elements of every member's `src` with `O` into every member's `dest`
 /// (`dest == src` is allowed: in place).
 pub fn reduce<T: Copy, O: ReduceOp<T>>(
@@ -1115,7 +1130,9 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     src: usize,
     count: usize,
 ) -> Result<()> {
-    g.check(rt, || Signature::new("shmem_reduce", &[count as i64, std::mem::size_of::<T>() as i64]))?;
+    g.check(rt, || {
+        Signature::new(checked_reduce_name(O::NAME), &[count as i64, std::mem::size_of::<T>() as i64])
+    })?;
     if g.spans_hosts(rt) {
         return across::reduce::<T, O>(rt, g, routine, dest, src, count);
     }
