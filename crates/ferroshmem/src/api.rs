@@ -468,7 +468,7 @@ impl TeamRequest {
 
 impl Shmem {
     fn predefined(&self, handle: TeamHandle) -> Team {
-        Team { inner: self.rt.teams.get_arc(handle).expect("predefined teams always exist"), rt: self.rt }
+        Team { inner: self.rt.teams.get(handle).expect("predefined teams always exist"), rt: self.rt }
     }
 
     /// `SHMEM_TEAM_WORLD`.
