@@ -500,8 +500,10 @@ impl Shmem {
     /// Starts joining the arbitrary team `uniqueid` as member `pe_idx` of `npes`
     /// (`shmemx_team_init_nb`). Only the members call it; several may be in flight.
     pub fn team_init_nb(&self, uniqueid: u64, npes: usize, pe_idx: usize, config: TeamConfig) -> TeamRequest {
-        let req =
-            teams::init_start(self.rt, "Shmem::team_init", uniqueid, npes as i64, pe_idx as i64, Ok(config));
+        // Counts beyond i64::MAX are out of range all the same (and refused as such).
+        let (npes, pe_idx) =
+            (i64::try_from(npes).unwrap_or(i64::MAX), i64::try_from(pe_idx).unwrap_or(i64::MAX));
+        let req = teams::init_start(self.rt, "Shmem::team_init", uniqueid, npes, pe_idx, Ok(config));
         TeamRequest { req: Some(req), rt: self.rt }
     }
 
