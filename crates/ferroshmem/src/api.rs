@@ -42,17 +42,12 @@ pub struct Shmem {
 impl Shmem {
     /// Starts (collectively) or joins the job. A program not started by `oshrun` is one PE.
     pub fn init() -> Result<Shmem> {
-        Ok(Shmem { rt: runtime::init(InitOptions::default())? })
+        Ok(Shmem { rt: runtime::start_or_join(InitOptions::default())? })
     }
 
     /// Starts the job requesting a thread level; returns the level provided (always `Multiple`).
     pub fn init_thread(_requested: ThreadLevel) -> Result<(Shmem, ThreadLevel)> {
         Ok((Self::init()?, ThreadLevel::Multiple))
-    }
-
-    /// The runtime behind this handle (for the C ABI and advanced use).
-    pub fn runtime(&self) -> &'static Runtime {
-        self.rt
     }
 
     /// This PE's number in the world team.
@@ -98,6 +93,22 @@ impl Shmem {
     /// Ends the job on every PE with `status` (shmem_global_exit).
     pub fn global_exit(&self, status: i32) -> ! {
         self.rt.global_exit(status)
+    }
+
+    /// Test hook (hidden): how many waiting PEs sleep on the doorbell of PE `pe` now.
+    #[doc(hidden)]
+    pub fn sleepers_on(&self, pe: usize) -> Result<u32> {
+        let pe = self.rt.check_pe("Shmem::sleepers_on", pe as i64)?;
+        Ok(self.rt.ctrl.pe(pe).sleepers.load(std::sync::atomic::Ordering::SeqCst))
+    }
+
+    /// Test hook (hidden): waits as the runtime waits (spin, yield, then sleep on the doorbell
+    /// of PE `pe`, which writes to that PE's memory ring) until `ready()` holds.
+    #[doc(hidden)]
+    pub fn wait_on(&self, pe: usize, ready: impl FnMut() -> bool) -> Result<()> {
+        let pe = self.rt.check_pe("Shmem::wait_on", pe as i64)?;
+        self.rt.wait_until(pe, ready);
+        Ok(())
     }
 
     /// Collective end of OpenSHMEM use on this PE.
@@ -627,13 +638,13 @@ impl Team {
         teams::destroy(self.rt, self.inner.handle(), "Team::destroy")
     }
 
-    /// The team object shared with the C ABI.
-    pub fn inner(&self) -> &Arc<TeamInner> {
+    /// The team object (crate-private: its epochs are the team's collective protocol).
+    pub(crate) fn inner(&self) -> &Arc<TeamInner> {
         &self.inner
     }
 
-    /// The runtime this team belongs to.
-    pub fn rt(&self) -> &'static Runtime {
+    /// The runtime this team belongs to (crate-private, as [`runtime::runtime`] is unsafe).
+    pub(crate) fn rt(&self) -> &'static Runtime {
         self.rt
     }
 }

@@ -388,10 +388,12 @@ impl Teams {
     /// No reference into the table escapes, so a team cannot be read after it is freed
     /// (issue 13: this returned a `&'static TeamInner` that dangled once the team was dropped):
     ///
-    /// ```compile_fail
+    /// ```compile_fail,E0308
     /// use ferroshmem::team::{TeamHandle, TeamInner};
-    /// fn keep(shmem: &ferroshmem::Shmem, h: TeamHandle) -> &'static TeamInner {
-    ///     shmem.runtime().teams.get(h).unwrap()
+    /// fn keep(h: TeamHandle) -> &'static TeamInner {
+    ///     // SAFETY: none needed; this must not compile.
+    ///     let rt = unsafe { ferroshmem::runtime::runtime("keep") }.unwrap();
+    ///     rt.teams.get(h).unwrap()
     /// }
     /// ```
     #[inline]
