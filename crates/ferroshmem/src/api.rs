@@ -423,10 +423,34 @@ use std::sync::Arc;
 /// thing Drop cannot ensure is that the other members have finished their last collective on
 /// the team; if a new team that excludes a lagging member could reuse the slot, call
 /// `destroy()` (or sync a common parent) first. Predefined teams are never destroyed.
+///
+/// A team's collectives follow one another in its epoch order, so one thread at a time may use
+/// it: `Team` is `Send` (move it into the thread that runs its collectives; threads that use
+/// different teams run at once, `SHMEM_THREAD_MULTIPLE`) but not `Sync`, so two threads cannot
+/// share it:
+///
+/// ```compile_fail,E0277
+/// fn share(team: &ferroshmem::Team) {
+///     std::thread::scope(|s| {
+///         s.spawn(|| team.sync());
+///         s.spawn(|| team.sync());
+///     });
+/// }
+/// ```
+/// ```no_run
+/// fn per_thread(a: ferroshmem::Team, b: ferroshmem::Team) {
+///     std::thread::scope(|s| {
+///         s.spawn(move || a.sync());
+///         s.spawn(move || b.sync());
+///     });
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Team {
     inner: Arc<TeamInner>,
     rt: &'static Runtime,
+    /// Not `Sync` (see above); `Cell<()>` is `Send` and not `Sync`.
+    _one_thread_at_a_time: PhantomData<std::cell::Cell<()>>,
 }
 
 /// Outcome of a split for this PE: `None` when it is not a member of the new team.
@@ -435,6 +459,12 @@ pub type SplitResult = Result<Option<Team>>;
 /// A team creation in flight (UCC's post/test): complete it with [`TeamRequest::wait`] or
 /// poll it with [`TeamRequest::test`]. Other collectives (on other teams) may run meanwhile;
 /// the parent team may not be used for collectives until the request completes.
+///
+/// A creation is collective, so dropping a request in flight completes it (blocking, as
+/// [`TeamRequest::wait`] does, until the other members have taken part) and then drops the
+/// teams it made; otherwise the other members would wait for this PE for ever and its slot
+/// reservations would leak. A thread that is unwinding from a panic does not block: it
+/// leaves the request as it is.
 #[derive(Debug)]
 #[must_use = "a team creation must be completed with wait() or test()"]
 pub struct TeamRequest {
@@ -454,8 +484,8 @@ pub enum NewTeams {
 impl TeamRequest {
     fn finish(rt: &'static Runtime, created: Created) -> NewTeams {
         match created {
-            Created::One(t) => NewTeams::One(t.map(|inner| Team { inner, rt })),
-            Created::Two(x, y) => NewTeams::Two(Team { inner: x, rt }, Team { inner: y, rt }),
+            Created::One(t) => NewTeams::One(t.map(|inner| Team::new(inner, rt))),
+            Created::Two(x, y) => NewTeams::Two(Team::new(x, rt), Team::new(y, rt)),
         }
     }
 
@@ -479,7 +509,7 @@ impl TeamRequest {
 
 impl Shmem {
     fn predefined(&self, handle: TeamHandle) -> Team {
-        Team { inner: self.rt.teams.get(handle).expect("predefined teams always exist"), rt: self.rt }
+        Team::new(self.rt.teams.get(handle).expect("predefined teams always exist"), self.rt)
     }
 
     /// `SHMEM_TEAM_WORLD`.
@@ -532,7 +562,22 @@ impl Shmem {
     }
 }
 
+impl Drop for TeamRequest {
+    fn drop(&mut self) {
+        let Some(req) = self.req.take() else { return };
+        if std::thread::panicking() {
+            return;
+        }
+        // The teams made on this PE (if it succeeded) are dropped here, which releases them.
+        drop(req.wait(self.rt).map(|c| Self::finish(self.rt, c)));
+    }
+}
+
 impl Team {
+    fn new(inner: Arc<TeamInner>, rt: &'static Runtime) -> Team {
+        Team { inner, rt, _one_thread_at_a_time: PhantomData }
+    }
+
     /// This PE's number in the team.
     pub fn my_pe(&self) -> usize {
         self.inner.my_index
