@@ -3,6 +3,7 @@
 mod common;
 
 use ferroshmem::{Error, NewTeams, SymSlice, TeamConfig};
+use std::time::Duration;
 
 const PE_COUNTS: &[usize] = &[1, 2, 3, 6, 7, 12];
 
@@ -387,6 +388,69 @@ fn dropped_requests_complete_and_release_their_slots() {
         s.barrier_all();
         drop(s.team_init_nb(uid.read(0).unwrap(), n, n - 1 - me, DEFAULT));
         assert_eq!(s.team_usage().in_use, before);
+        world.sync().unwrap();
+    });
+}
+
+/// Runs `body` as a job of `npes` PEs that must fail (every PE panics) with `message`.
+fn spmd_panics(name: &str, npes: usize, body: fn(&ferroshmem::Shmem), message: &str) {
+    if let Ok(which) = std::env::var(common::SPMD_CHILD) {
+        if which == name {
+            let shmem = ferroshmem::Shmem::init().expect("init");
+            body(&shmem);
+            shmem.finalize();
+        }
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let args = [name, "--exact", "--nocapture", "--test-threads=1"];
+    let r = common::run_job(npes, &exe, &args, &[(common::SPMD_CHILD, name)], Duration::from_secs(120));
+    assert!(!r.timed_out, "{name} timed out\n{}{}", r.stdout, r.stderr);
+    assert_ne!(r.status, Some(0), "{name} should have failed\n{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains(message), "{name}: no {message:?} in\n{}", r.stderr);
+}
+
+/// A team's collectives take its epochs in order: a collective on a team while a creation from
+/// it is in flight (or while another thread runs one on it, through a second handle of a
+/// predefined team) panics with a clear message instead of breaking the protocol.
+#[test]
+fn a_team_busy_with_a_creation_refuses_collectives() {
+    let name = "a_team_busy_with_a_creation_refuses_collectives";
+    spmd_panics(
+        name,
+        2,
+        |s| {
+            let world = s.team_world();
+            let req = world.split_strided_nb(0, 1, s.n_pes() as i64, DEFAULT);
+            let _ = s.team_world().sync();
+            drop(req);
+        },
+        "Team::sync on SHMEM_TEAM_WORLD: another operation on this team is under way",
+    );
+}
+
+/// The claim is released when the creation completes (by wait, test or drop), and after every
+/// collective, so operations that follow one another all work.
+#[test]
+fn a_team_is_free_again_after_each_operation() {
+    common::spmd("a_team_is_free_again_after_each_operation", &[1, 3], &[], |s| {
+        let world = s.team_world();
+        let n = s.n_pes() as i64;
+        let t = world.split_strided_nb(0, 1, n, DEFAULT).wait().unwrap();
+        world.sync().unwrap();
+        let mut req = world.split_strided_nb(0, 1, n, DEFAULT);
+        let u = loop {
+            if let Some(r) = req.test() {
+                break r.unwrap();
+            }
+        };
+        world.sync().unwrap();
+        drop(world.split_2d_nb(1, DEFAULT, DEFAULT));
+        s.barrier_all();
+        let a: SymSlice<u64> = s.alloc(4).unwrap();
+        world.broadcast(&a, &a, 4, 0).unwrap();
+        a.free().unwrap();
+        drop((t, u));
         world.sync().unwrap();
     });
 }

@@ -62,11 +62,13 @@ impl Shmem {
 
     /// Barrier over all PEs, completing every earlier memory operation.
     pub fn barrier_all(&self) {
+        let _busy = self.rt.teams.world.claim("Shmem::barrier_all");
         self.rt.barrier_all()
     }
 
     /// Synchronises all PEs (same as `barrier_all` on shared memory, where quiet is a fence).
     pub fn sync_all(&self) {
+        let _busy = self.rt.teams.world.claim("Shmem::sync_all");
         self.rt.barrier_all()
     }
 
@@ -86,6 +88,7 @@ impl Shmem {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| Error::invalid("Shmem::alloc", "len", format!("{len} elements overflow")))?;
+        let _busy = self.rt.teams.world.claim("Shmem::alloc");
         let addr = self.rt.sym_alloc_zeroed("Shmem::alloc", bytes.max(1), std::mem::align_of::<T>())?;
         Ok(SymSlice { addr, len, rt: self.rt, _t: PhantomData })
     }
@@ -113,6 +116,7 @@ impl Shmem {
 
     /// Collective end of OpenSHMEM use on this PE.
     pub fn finalize(self) {
+        let _busy = self.rt.teams.world.claim("Shmem::finalize");
         self.rt.finalize()
     }
 }
@@ -248,6 +252,7 @@ impl<T: Symmetric> SymSlice<T> {
     /// Collective free: waits until every PE is done with it.
     pub fn free(self) -> Result<()> {
         let me = std::mem::ManuallyDrop::new(self);
+        let _busy = me.rt.teams.world.claim("SymSlice::free");
         me.rt.sym_free("SymSlice::free", me.addr)
     }
 }
@@ -470,6 +475,8 @@ pub type SplitResult = Result<Option<Team>>;
 pub struct TeamRequest {
     req: Option<teams::CreateRequest>,
     rt: &'static Runtime,
+    /// The parent of a split, marked busy until the creation completes.
+    parent: Option<teams::Claim>,
 }
 
 /// The teams a completed request made on this PE.
@@ -494,6 +501,7 @@ impl TeamRequest {
         let req = self.req.as_mut()?;
         req.poll(self.rt)?;
         let req = self.req.take()?;
+        self.parent = None;
         Some(req.take().map(|c| Self::finish(self.rt, c)))
     }
 
@@ -545,7 +553,7 @@ impl Shmem {
         let (npes, pe_idx) =
             (i64::try_from(npes).unwrap_or(i64::MAX), i64::try_from(pe_idx).unwrap_or(i64::MAX));
         let req = teams::init_start(self.rt, "Shmem::team_init", uniqueid, npes, pe_idx, Ok(config));
-        TeamRequest { req: Some(req), rt: self.rt }
+        TeamRequest { req: Some(req), rt: self.rt, parent: None }
     }
 
     /// Joins the arbitrary team `uniqueid` as member `pe_idx` of `npes` (`shmemx_team_init`).
@@ -628,11 +636,13 @@ impl Team {
 
     /// Synchronises the team's PEs (`shmem_team_sync`).
     pub fn sync(&self) -> Result<()> {
+        let _busy = self.inner.claim("Team::sync");
         teams::team_sync(self.rt, &self.inner, "Team::sync")
     }
 
     /// Starts a strided split (relative to this team); see [`Team::split_strided`].
     pub fn split_strided_nb(&self, start: i64, stride: i64, size: i64, config: TeamConfig) -> TeamRequest {
+        let parent = Some(self.inner.claim("Team::split_strided"));
         let req = teams::split_strided_start(
             self.rt,
             "Team::split_strided",
@@ -642,7 +652,7 @@ impl Team {
             size,
             Ok(config),
         );
-        TeamRequest { req: Some(req), rt: self.rt }
+        TeamRequest { req: Some(req), rt: self.rt, parent }
     }
 
     /// `shmem_team_split_strided`: members `start + i * stride` (team numbers of this team),
@@ -657,6 +667,7 @@ impl Team {
 
     /// Starts a 2D split; see [`Team::split_2d`].
     pub fn split_2d_nb(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> TeamRequest {
+        let parent = Some(self.inner.claim("Team::split_2d"));
         let req = teams::split_2d_start(
             self.rt,
             "Team::split_2d",
@@ -665,7 +676,7 @@ impl Team {
             Ok(xconfig),
             Ok(yconfig),
         );
-        TeamRequest { req: Some(req), rt: self.rt }
+        TeamRequest { req: Some(req), rt: self.rt, parent }
     }
 
     /// `shmem_team_split_2d`: (row team, column team) of a grid `xrange` wide.
@@ -679,6 +690,7 @@ impl Team {
     /// Destroys the team (`shmem_team_destroy`): collective, a sync over the team then the
     /// release of its resources. Predefined teams are refused.
     pub fn destroy(self) -> Result<()> {
+        let _busy = self.inner.claim("Team::destroy");
         // Drop then finds the handle stale and does nothing.
         teams::destroy(self.rt, self.inner.handle(), "Team::destroy")
     }

@@ -54,6 +54,7 @@ impl Team {
         check_len(R, ("dest", "nelems"), dest, Some(nelems), what)?;
         check_len(R, ("source", "nelems"), src, Some(nelems), what)?;
         let bytes = bytes::<T>(R, "nelems", nelems)?;
+        let _busy = self.inner().claim(R);
         let mut g = TeamGroup::new(self.inner());
         coll::broadcast(
             self.rt(),
@@ -76,6 +77,7 @@ impl Team {
         })?;
         check_len(R, ("source", "nelems"), src, Some(nelems), || format!("nelems {nelems}"))?;
         let bytes = bytes::<T>(R, "nelems", nelems)?;
+        let _busy = self.inner().claim(R);
         let mut g = TeamGroup::new(self.inner());
         coll::fcollect(self.rt(), &mut g, R, dest.as_ptr() as usize, src.as_ptr() as usize, bytes)
     }
@@ -94,6 +96,7 @@ impl Team {
         // on every member alike.
         let mine = (nelems <= src.len()).then(|| nelems * std::mem::size_of::<T>());
         let cap = bytes::<T>(R, "dest", dest.len())?;
+        let _busy = self.inner().claim(R);
         let mut g = TeamGroup::new(self.inner());
         let total =
             coll::collect(self.rt(), &mut g, R, dest.as_ptr() as usize, src.as_ptr() as usize, mine, cap)?;
@@ -143,6 +146,7 @@ impl Team {
         let what = |stride: usize| move || format!("{count} elements at stride {stride}");
         check_len(r, ("dest", "dst"), dest, Some(extent(dst, "dst")?), what(dst))?;
         check_len(r, ("source", "sst"), src, Some(extent(sst, "sst")?), what(sst))?;
+        let _busy = self.inner().claim(r);
         let mut g = TeamGroup::new(self.inner());
         coll::alltoalls(
             self.rt(),
@@ -170,6 +174,7 @@ impl Team {
         let what = || format!("nreduce {nreduce}");
         check_len(R, ("dest", "nreduce"), dest, Some(nreduce), what)?;
         check_len(R, ("source", "nreduce"), src, Some(nreduce), what)?;
+        let _busy = self.inner().claim(R);
         let mut g = TeamGroup::new(self.inner());
         coll::reduce::<T, O>(self.rt(), &mut g, R, dest.as_ptr() as usize, src.as_ptr() as usize, nreduce)
     }

@@ -130,6 +130,9 @@ pub struct TeamInner {
     /// The flag value that every other host group's flag on a leader reaches once each of
     /// them entered the latest staged exchange (the credit of the next one, see `coll::hier`).
     staged_credit: AtomicU64,
+    /// Whether an operation of the safe Rust API is under way on this team (see
+    /// [`TeamInner::claim`]).
+    busy: AtomicBool,
 }
 
 impl TeamInner {
@@ -156,7 +159,26 @@ impl TeamInner {
             host_groups: OnceLock::new(),
             staged_exchanges: AtomicU64::new(0),
             staged_credit: AtomicU64::new(0),
+            busy: AtomicBool::new(false),
         }
+    }
+
+    /// Marks the team busy for one operation of the safe Rust API (a collective, or a creation
+    /// with this team as the parent, until it completes), which the epoch protocol needs to be
+    /// the team's only one. The Rust `Team` is not `Sync`, but the predefined teams have a
+    /// `Team` per call of `Shmem::team_world` (and `Shmem`'s own barriers and allocations run
+    /// on the world team), and a creation in flight uses its parent: a second operation while
+    /// one is under way panics, naming both, rather than break the protocol.
+    pub(crate) fn claim(self: &Arc<Self>, routine: &'static str) -> Claim {
+        if self.busy.swap(true, Ordering::Acquire) {
+            panic!(
+                "{routine} on {}: another operation on this team is under way (a collective in \
+                 another thread, or a team creation from it still in flight); a team's collective \
+                 operations must follow one another",
+                self.name()
+            );
+        }
+        Claim(self.clone())
     }
 
     /// Number of PEs.
@@ -252,6 +274,16 @@ impl TeamInner {
     pub fn take_staged_exchanges(&self, k: u64, entered: u64) -> (u64, u64) {
         let first = self.staged_exchanges.fetch_add(k, Ordering::Relaxed);
         (first, self.staged_credit.swap(entered, Ordering::Relaxed))
+    }
+}
+
+/// A team marked busy by [`TeamInner::claim`], until dropped.
+#[derive(Debug)]
+pub(crate) struct Claim(Arc<TeamInner>);
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        self.0.busy.store(false, Ordering::Release);
     }
 }
 
