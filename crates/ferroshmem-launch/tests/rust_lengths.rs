@@ -137,7 +137,7 @@ fn offsets_and_indices_that_overflow_fail() {
             invalid(a.put_signal(1, i, &buf, &sig, 0, 1, Signal::Set), "SymSlice::put_signal", "offset");
             invalid(a.put_signal(1, 0, &buf, &sig, i, 1, Signal::Set), "SymSlice::put_signal", "offset");
             let world = s.team_world();
-            invalid(world.ptr(&a, 1, i), "SymSlice::ptr", "offset");
+            invalid(world.ptr(&a, 1, i), "Team::ptr", "offset");
             assert!(matches!(world.ptr(&a, i, 0), Err(Error::InvalidPe { .. })));
             assert_eq!(world.world_pe(i), None);
             assert_eq!(world.translate_pe(i, &world), None);

@@ -611,6 +611,7 @@ impl Team {
     /// null when that memory cannot be reached with loads and stores from here. A PE number
     /// outside the team is an error.
     pub fn ptr<T: Symmetric>(&self, data: &SymSlice<T>, pe: usize, i: usize) -> Result<*mut T> {
+        data.check("Team::ptr", i, 1)?;
         let world = self.world_pe(pe).ok_or(Error::InvalidPe {
             routine: "Team::ptr",
             pe: pe as i64,
