@@ -32,7 +32,7 @@ fn on_team(
         debug_report(rt, format_args!("{routine}: not a team (SHMEM_TEAM_INVALID or destroyed)"));
         return -1;
     };
-    let mut g = TeamGroup::new(t);
+    let mut g = TeamGroup::new(&t);
     match body(rt, &mut g) {
         Ok(()) => 0,
         Err(e @ Error::NotSymmetric { .. }) => fatal(&e),
@@ -92,7 +92,7 @@ macro_rules! team_moves {
             const R: &str = stringify!($collect);
             let n = bytes(R, nelems, $size);
             on_team(R, team, |rt, g| {
-                coll::collect(rt, g, R, dest as usize, source as usize, n, usize::MAX).map(|_| ())
+                coll::collect(rt, g, R, dest as usize, source as usize, Some(n), usize::MAX).map(|_| ())
             })
         }
 
@@ -264,7 +264,7 @@ macro_rules! set_moves {
             const R: &str = stringify!([<shmem_collect $bits>]);
             let n = bytes(R, nelems, $bits / 8);
             on_set(R, start, log_stride, size, psync, |rt, set| {
-                coll::collect(rt, set, R, dest as usize, source as usize, n, usize::MAX).map(|_| ())
+                coll::collect(rt, set, R, dest as usize, source as usize, Some(n), usize::MAX).map(|_| ())
             })
         }
 

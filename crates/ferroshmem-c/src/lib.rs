@@ -137,7 +137,9 @@ use fcore::runtime::Runtime;
 /// The runtime, or a clear stop naming `routine` when called before init.
 #[inline]
 pub(crate) fn rt(routine: &'static str) -> &'static Runtime {
-    match fcore::runtime::runtime(routine) {
+    // SAFETY: this crate is the C ABI: every use of the runtime keeps the C API's contracts
+    // (the callers' own arguments are the C program's responsibility, as in OpenSHMEM).
+    match unsafe { fcore::runtime::runtime(routine) } {
         Ok(rt) => rt,
         Err(e) => fatal(&e),
     }
@@ -157,7 +159,8 @@ pub(crate) fn debug_report(rt: &Runtime, message: std::fmt::Arguments) {
 /// several failing PEs do not interleave) and exits as `fcore::runtime::fatal` does.
 #[cold]
 pub(crate) fn fatal(err: &fcore::Error) -> ! {
-    match fcore::runtime::runtime("") {
+    // SAFETY: only prints and ends the job.
+    match unsafe { fcore::runtime::runtime("") } {
         Ok(rt) => {
             use std::io::Write;
             let line = format!("ferroshmem: PE {}: {err}\n", rt.my_pe);

@@ -7,7 +7,8 @@ use fcore::runtime::{self, InitOptions, ThreadLevel};
 use crate::rt;
 
 fn start(thread_level: ThreadLevel) -> c_int {
-    match runtime::init(InitOptions { share_statics: true, thread_level }) {
+    // SAFETY: the C ABI; see `crate::rt`.
+    match unsafe { runtime::init(InitOptions { share_statics: true, thread_level }) } {
         Ok(rt) => {
             // Lines from different PEs interleave whole and in real time only if each line is
             // written as it is completed: make stdout line-buffered, as a terminal would.
@@ -61,7 +62,8 @@ fn print_info(rt: &fcore::runtime::Runtime) {
 }
 
 extern "C" fn finalize_at_exit() {
-    if let Ok(rt) = runtime::runtime("shmem_finalize") {
+    // SAFETY: the C ABI's own finalize; see `crate::rt`.
+    if let Ok(rt) = unsafe { runtime::runtime("shmem_finalize") } {
         rt.finalize_at_exit();
     }
 }
@@ -105,7 +107,8 @@ pub unsafe extern "C" fn shmem_query_thread(provided: *mut c_int) {
 
 #[no_mangle]
 pub extern "C" fn shmem_finalize() {
-    if let Ok(rt) = runtime::runtime("shmem_finalize") {
+    // SAFETY: the C ABI's own finalize; see `crate::rt`.
+    if let Ok(rt) = unsafe { runtime::runtime("shmem_finalize") } {
         rt.finalize();
     }
 }
@@ -134,7 +137,8 @@ pub extern "C" fn shmem_sync_all() {
 
 #[no_mangle]
 pub extern "C" fn shmem_global_exit(status: c_int) {
-    match runtime::runtime("shmem_global_exit") {
+    // SAFETY: the C ABI; see `crate::rt`.
+    match unsafe { runtime::runtime("shmem_global_exit") } {
         Ok(rt) => rt.global_exit(status),
         Err(_) => std::process::exit(status),
     }

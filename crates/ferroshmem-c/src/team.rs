@@ -113,7 +113,7 @@ team_query!(shmem_team_my_pe => |t| t.my_index, shmem_team_n_pes => |t| t.n_pes(
 pub extern "C" fn shmem_team_translate_pe(src_team: CTeam, src_pe: c_int, dest_team: CTeam) -> c_int {
     let teams = &rt("shmem_team_translate_pe").teams;
     match (teams.get(handle(src_team)), teams.get(handle(dest_team))) {
-        (Some(src), Some(dst)) => core::translate(src, src_pe as i64, dst) as c_int,
+        (Some(src), Some(dst)) => core::translate(&src, src_pe as i64, &dst) as c_int,
         _ => -1,
     }
 }
@@ -232,7 +232,7 @@ impl Out {
 
 /// The parent team of a split, or the immediate failure (INVALID or stale parent).
 fn parent(rt: &Runtime, routine: &'static str, team: CTeam) -> Option<Arc<TeamInner>> {
-    let p = rt.teams.get_arc(handle(team));
+    let p = rt.teams.get(handle(team));
     if p.is_none() {
         debug_report(rt, format_args!("{routine}: the parent team is SHMEM_TEAM_INVALID or not a team"));
     }
@@ -614,7 +614,7 @@ pub extern "C" fn shmem_team_sync(team: CTeam) -> c_int {
         debug_report(rt, format_args!("{R}: not a team (SHMEM_TEAM_INVALID or destroyed)"));
         return 1;
     };
-    match core::team_sync(rt, t, R) {
+    match core::team_sync(rt, &t, R) {
         Ok(()) => 0,
         Err(e) => {
             report(rt, &e, t.my_index == 0);
@@ -680,7 +680,7 @@ pub unsafe extern "C" fn shmem_team_create_ctx(team: CTeam, options: c_long, ctx
     // SAFETY: non-null; the caller passes a writable shmem_ctx_t.
     unsafe { *ctx = std::ptr::null() };
     let h = handle(team);
-    let Some(t) = rt.teams.get_arc(h) else {
+    let Some(t) = rt.teams.get(h) else {
         debug_report(rt, format_args!("{R}: not a team (SHMEM_TEAM_INVALID or destroyed)"));
         return 1;
     };

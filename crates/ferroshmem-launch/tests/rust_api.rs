@@ -121,8 +121,11 @@ fn allocations_are_symmetric_and_errors_are_clear() {
         let a: SymSlice<u8> = s.alloc(100).unwrap();
         let b: SymSlice<f64> = s.alloc(3).unwrap();
         let offsets: SymSlice<u64> = s.alloc(2 * n).unwrap();
-        let base = s.runtime().heap_start();
-        let mine = [(a.as_ptr() as usize - base) as u64, (b.as_ptr() as usize - base) as u64];
+        let base = offsets.as_ptr() as usize;
+        let mine = [
+            (a.as_ptr() as usize).wrapping_sub(base) as u64,
+            (b.as_ptr() as usize).wrapping_sub(base) as u64,
+        ];
         offsets.put(0, 2 * s.my_pe(), &mine).unwrap();
         s.barrier_all();
         if s.my_pe() == 0 {
@@ -149,12 +152,10 @@ fn one_write_wakes_every_sleeping_pe() {
         |s| {
             let (me, n) = (s.my_pe(), s.n_pes());
             let flag: SymSlice<u64> = s.alloc(1).unwrap();
-            let rt = s.runtime();
             if me == 0 {
                 // Wait (without sleeping ourselves) until every other PE is asleep on our doorbell,
                 // then release them all with one write.
-                let ctrl = rt.ctrl.pe(0);
-                while ctrl.sleepers.load(std::sync::atomic::Ordering::SeqCst) < (n - 1) as u32 {
+                while s.sleepers_on(0).unwrap() < (n - 1) as u32 {
                     std::thread::yield_now();
                 }
                 for pe in 1..n {
@@ -166,7 +167,7 @@ fn one_write_wakes_every_sleeping_pe() {
                 flag.p(0, 0, 0).unwrap();
                 // Waits on PE 0's word: long enough that the wait goes to sleep.
                 let ready = || flag.atomic_fetch(0, 0).unwrap() == 1;
-                rt.wait_until(0, ready);
+                s.wait_on(0, ready).unwrap();
                 let after = ferroshmem::wait::sleep_stats();
                 assert_eq!(
                     after.1, before.1,

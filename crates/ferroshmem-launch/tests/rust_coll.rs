@@ -320,7 +320,8 @@ fn concurrent_collectives_on_rows_and_columns_from_two_threads() {
             (s.alloc(64).unwrap(), s.alloc(64).unwrap()),
         ];
         std::thread::scope(|sc| {
-            for (team, (src, dst)) in [&row, &col].into_iter().zip(&bufs) {
+            // Each team moves into its thread (a Team is Send, not Sync).
+            for (team, (src, dst)) in [row, col].into_iter().zip(&bufs) {
                 sc.spawn(move || {
                     for round in 0..200usize {
                         src.write(0, (me + round) as i64).unwrap();

@@ -3,6 +3,7 @@
 mod common;
 
 use ferroshmem::{Error, NewTeams, SymSlice, TeamConfig};
+use std::time::Duration;
 
 const PE_COUNTS: &[usize] = &[1, 2, 3, 6, 7, 12];
 
@@ -278,8 +279,9 @@ fn threads_run_collectives_on_different_teams_at_once() {
         let parent_a = world.split_strided(0, 1, s.n_pes() as i64, DEFAULT).unwrap().unwrap();
         let parent_b =
             world.split_strided(s.n_pes() as i64 - 1, -1, s.n_pes() as i64, DEFAULT).unwrap().unwrap();
+        // Each thread owns its teams (a Team is Send, not Sync).
         std::thread::scope(|scope| {
-            let a = scope.spawn(|| {
+            let a = scope.spawn(move || {
                 for _ in 0..200 {
                     row.sync().unwrap();
                 }
@@ -290,11 +292,11 @@ fn threads_run_collectives_on_different_teams_at_once() {
                     t.destroy().unwrap();
                 }
             });
-            let b = scope.spawn(|| {
+            let b = scope.spawn(move || {
                 for _ in 0..200 {
                     col.sync().unwrap();
-                    // Queries from any thread.
-                    assert_eq!(row.translate_pe(row.my_pe(), &s.team_world()), Some(s.my_pe()));
+                    // Queries while the other thread runs collectives on its teams.
+                    assert_eq!(col.translate_pe(col.my_pe(), &s.team_world()), Some(s.my_pe()));
                 }
                 for _ in 0..50 {
                     let t = parent_b.split_strided(0, 1, parent_b.n_pes() as i64, DEFAULT).unwrap().unwrap();
@@ -339,5 +341,116 @@ fn team_ptr_numbers_pes_in_the_team() {
         s.barrier_all();
         rev.destroy().unwrap();
         data.free().unwrap();
+    });
+}
+
+/// Dropping a team creation in flight completes it (issue 13): the other members are not left
+/// waiting in the agreement, and no slot stays reserved or in use on the PE that dropped it.
+#[test]
+fn dropped_requests_complete_and_release_their_slots() {
+    common::spmd("dropped_requests_complete_and_release_their_slots", &[1, 2, 3, 6], &[], |s| {
+        let (me, n) = (s.my_pe(), s.n_pes());
+        let world = s.team_world();
+        let before = s.team_usage().in_use;
+        // Every PE drops its request.
+        for _ in 0..20 {
+            drop(world.split_strided_nb(0, 1, n as i64, DEFAULT));
+            drop(world.split_2d_nb(2, DEFAULT, DEFAULT));
+        }
+        assert_eq!(s.team_usage().in_use, before);
+        // PE 0 drops its request; the others wait for the creation, which PE 0's drop takes
+        // part in (before issue 13 they waited for ever).
+        let req = world.split_2d_nb(2, DEFAULT, DEFAULT);
+        if me == 0 {
+            drop(req);
+        } else {
+            match req.wait().unwrap() {
+                NewTeams::Two(x, y) => {
+                    assert_eq!(x.n_pes(), 2.min(n - me / 2 * 2));
+                    assert_eq!(y.n_pes(), (n - me % 2).div_ceil(2));
+                }
+                NewTeams::One(_) => panic!("split_2d makes two teams"),
+            }
+        }
+        // The parent is in step on every PE, and nothing is left in use.
+        let t = world.split_strided(0, 1, n as i64, DEFAULT).unwrap().unwrap();
+        t.sync().unwrap();
+        t.destroy().unwrap();
+        assert_eq!(s.team_usage().in_use, before);
+        // Unique-id teams too: every member drops its join request.
+        let uid: SymSlice<u64> = s.alloc(1).unwrap();
+        if me == 0 {
+            let id = s.team_uniqueid().unwrap();
+            for pe in 0..n {
+                uid.p(pe, 0, id).unwrap();
+            }
+        }
+        s.barrier_all();
+        drop(s.team_init_nb(uid.read(0).unwrap(), n, n - 1 - me, DEFAULT));
+        assert_eq!(s.team_usage().in_use, before);
+        world.sync().unwrap();
+    });
+}
+
+/// Runs `body` as a job of `npes` PEs that must fail (every PE panics) with `message`.
+fn spmd_panics(name: &str, npes: usize, body: fn(&ferroshmem::Shmem), message: &str) {
+    if let Ok(which) = std::env::var(common::SPMD_CHILD) {
+        if which == name {
+            let shmem = ferroshmem::Shmem::init().expect("init");
+            body(&shmem);
+            shmem.finalize();
+        }
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let args = [name, "--exact", "--nocapture", "--test-threads=1"];
+    let r = common::run_job(npes, &exe, &args, &[(common::SPMD_CHILD, name)], Duration::from_secs(120));
+    assert!(!r.timed_out, "{name} timed out\n{}{}", r.stdout, r.stderr);
+    assert_ne!(r.status, Some(0), "{name} should have failed\n{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains(message), "{name}: no {message:?} in\n{}", r.stderr);
+}
+
+/// A team's collectives take its epochs in order: a collective on a team while a creation from
+/// it is in flight (or while another thread runs one on it, through a second handle of a
+/// predefined team) panics with a clear message instead of breaking the protocol.
+#[test]
+fn a_team_busy_with_a_creation_refuses_collectives() {
+    let name = "a_team_busy_with_a_creation_refuses_collectives";
+    spmd_panics(
+        name,
+        2,
+        |s| {
+            let world = s.team_world();
+            let req = world.split_strided_nb(0, 1, s.n_pes() as i64, DEFAULT);
+            let _ = s.team_world().sync();
+            drop(req);
+        },
+        "Team::sync on SHMEM_TEAM_WORLD: another operation on this team is under way",
+    );
+}
+
+/// The claim is released when the creation completes (by wait, test or drop), and after every
+/// collective, so operations that follow one another all work.
+#[test]
+fn a_team_is_free_again_after_each_operation() {
+    common::spmd("a_team_is_free_again_after_each_operation", &[1, 3], &[], |s| {
+        let world = s.team_world();
+        let n = s.n_pes() as i64;
+        let t = world.split_strided_nb(0, 1, n, DEFAULT).wait().unwrap();
+        world.sync().unwrap();
+        let mut req = world.split_strided_nb(0, 1, n, DEFAULT);
+        let u = loop {
+            if let Some(r) = req.test() {
+                break r.unwrap();
+            }
+        };
+        world.sync().unwrap();
+        drop(world.split_2d_nb(1, DEFAULT, DEFAULT));
+        s.barrier_all();
+        let a: SymSlice<u64> = s.alloc(4).unwrap();
+        world.broadcast(&a, &a, 4, 0).unwrap();
+        a.free().unwrap();
+        drop((t, u));
+        world.sync().unwrap();
     });
 }

@@ -42,17 +42,12 @@ pub struct Shmem {
 impl Shmem {
     /// Starts (collectively) or joins the job. A program not started by `oshrun` is one PE.
     pub fn init() -> Result<Shmem> {
-        Ok(Shmem { rt: runtime::init(InitOptions::default())? })
+        Ok(Shmem { rt: runtime::start_or_join(InitOptions::default())? })
     }
 
     /// Starts the job requesting a thread level; returns the level provided (always `Multiple`).
     pub fn init_thread(_requested: ThreadLevel) -> Result<(Shmem, ThreadLevel)> {
         Ok((Self::init()?, ThreadLevel::Multiple))
-    }
-
-    /// The runtime behind this handle (for the C ABI and advanced use).
-    pub fn runtime(&self) -> &'static Runtime {
-        self.rt
     }
 
     /// This PE's number in the world team.
@@ -67,11 +62,13 @@ impl Shmem {
 
     /// Barrier over all PEs, completing every earlier memory operation.
     pub fn barrier_all(&self) {
+        let _busy = self.rt.teams.world.claim("Shmem::barrier_all");
         self.rt.barrier_all()
     }
 
     /// Synchronises all PEs (same as `barrier_all` on shared memory, where quiet is a fence).
     pub fn sync_all(&self) {
+        let _busy = self.rt.teams.world.claim("Shmem::sync_all");
         self.rt.barrier_all()
     }
 
@@ -91,6 +88,7 @@ impl Shmem {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| Error::invalid("Shmem::alloc", "len", format!("{len} elements overflow")))?;
+        let _busy = self.rt.teams.world.claim("Shmem::alloc");
         let addr = self.rt.sym_alloc_zeroed("Shmem::alloc", bytes.max(1), std::mem::align_of::<T>())?;
         Ok(SymSlice { addr, len, rt: self.rt, _t: PhantomData })
     }
@@ -100,8 +98,25 @@ impl Shmem {
         self.rt.global_exit(status)
     }
 
+    /// Test hook (hidden): how many waiting PEs sleep on the doorbell of PE `pe` now.
+    #[doc(hidden)]
+    pub fn sleepers_on(&self, pe: usize) -> Result<u32> {
+        let pe = self.rt.check_pe("Shmem::sleepers_on", pe as i64)?;
+        Ok(self.rt.ctrl.pe(pe).sleepers.load(std::sync::atomic::Ordering::SeqCst))
+    }
+
+    /// Test hook (hidden): waits as the runtime waits (spin, yield, then sleep on the doorbell
+    /// of PE `pe`, which writes to that PE's memory ring) until `ready()` holds.
+    #[doc(hidden)]
+    pub fn wait_on(&self, pe: usize, ready: impl FnMut() -> bool) -> Result<()> {
+        let pe = self.rt.check_pe("Shmem::wait_on", pe as i64)?;
+        self.rt.wait_until(pe, ready);
+        Ok(())
+    }
+
     /// Collective end of OpenSHMEM use on this PE.
     pub fn finalize(self) {
+        let _busy = self.rt.teams.world.claim("Shmem::finalize");
         self.rt.finalize()
     }
 }
@@ -237,6 +252,7 @@ impl<T: Symmetric> SymSlice<T> {
     /// Collective free: waits until every PE is done with it.
     pub fn free(self) -> Result<()> {
         let me = std::mem::ManuallyDrop::new(self);
+        let _busy = me.rt.teams.world.claim("SymSlice::free");
         me.rt.sym_free("SymSlice::free", me.addr)
     }
 }
@@ -412,10 +428,34 @@ use std::sync::Arc;
 /// thing Drop cannot ensure is that the other members have finished their last collective on
 /// the team; if a new team that excludes a lagging member could reuse the slot, call
 /// `destroy()` (or sync a common parent) first. Predefined teams are never destroyed.
+///
+/// A team's collectives follow one another in its epoch order, so one thread at a time may use
+/// it: `Team` is `Send` (move it into the thread that runs its collectives; threads that use
+/// different teams run at once, `SHMEM_THREAD_MULTIPLE`) but not `Sync`, so two threads cannot
+/// share it:
+///
+/// ```compile_fail,E0277
+/// fn share(team: &ferroshmem::Team) {
+///     std::thread::scope(|s| {
+///         s.spawn(|| team.sync());
+///         s.spawn(|| team.sync());
+///     });
+/// }
+/// ```
+/// ```no_run
+/// fn per_thread(a: ferroshmem::Team, b: ferroshmem::Team) {
+///     std::thread::scope(|s| {
+///         s.spawn(move || a.sync());
+///         s.spawn(move || b.sync());
+///     });
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Team {
     inner: Arc<TeamInner>,
     rt: &'static Runtime,
+    /// Not `Sync` (see above); `Cell<()>` is `Send` and not `Sync`.
+    _one_thread_at_a_time: PhantomData<std::cell::Cell<()>>,
 }
 
 /// Outcome of a split for this PE: `None` when it is not a member of the new team.
@@ -424,11 +464,19 @@ pub type SplitResult = Result<Option<Team>>;
 /// A team creation in flight (UCC's post/test): complete it with [`TeamRequest::wait`] or
 /// poll it with [`TeamRequest::test`]. Other collectives (on other teams) may run meanwhile;
 /// the parent team may not be used for collectives until the request completes.
+///
+/// A creation is collective, so dropping a request in flight completes it (blocking, as
+/// [`TeamRequest::wait`] does, until the other members have taken part) and then drops the
+/// teams it made; otherwise the other members would wait for this PE for ever and its slot
+/// reservations would leak. A thread that is unwinding from a panic does not block: it
+/// leaves the request as it is.
 #[derive(Debug)]
 #[must_use = "a team creation must be completed with wait() or test()"]
 pub struct TeamRequest {
     req: Option<teams::CreateRequest>,
     rt: &'static Runtime,
+    /// The parent of a split, marked busy until the creation completes.
+    parent: Option<teams::Claim>,
 }
 
 /// The teams a completed request made on this PE.
@@ -443,8 +491,8 @@ pub enum NewTeams {
 impl TeamRequest {
     fn finish(rt: &'static Runtime, created: Created) -> NewTeams {
         match created {
-            Created::One(t) => NewTeams::One(t.map(|inner| Team { inner, rt })),
-            Created::Two(x, y) => NewTeams::Two(Team { inner: x, rt }, Team { inner: y, rt }),
+            Created::One(t) => NewTeams::One(t.map(|inner| Team::new(inner, rt))),
+            Created::Two(x, y) => NewTeams::Two(Team::new(x, rt), Team::new(y, rt)),
         }
     }
 
@@ -453,6 +501,7 @@ impl TeamRequest {
         let req = self.req.as_mut()?;
         req.poll(self.rt)?;
         let req = self.req.take()?;
+        self.parent = None;
         Some(req.take().map(|c| Self::finish(self.rt, c)))
     }
 
@@ -468,7 +517,7 @@ impl TeamRequest {
 
 impl Shmem {
     fn predefined(&self, handle: TeamHandle) -> Team {
-        Team { inner: self.rt.teams.get_arc(handle).expect("predefined teams always exist"), rt: self.rt }
+        Team::new(self.rt.teams.get(handle).expect("predefined teams always exist"), self.rt)
     }
 
     /// `SHMEM_TEAM_WORLD`.
@@ -500,9 +549,11 @@ impl Shmem {
     /// Starts joining the arbitrary team `uniqueid` as member `pe_idx` of `npes`
     /// (`shmemx_team_init_nb`). Only the members call it; several may be in flight.
     pub fn team_init_nb(&self, uniqueid: u64, npes: usize, pe_idx: usize, config: TeamConfig) -> TeamRequest {
-        let req =
-            teams::init_start(self.rt, "Shmem::team_init", uniqueid, npes as i64, pe_idx as i64, Ok(config));
-        TeamRequest { req: Some(req), rt: self.rt }
+        // Counts beyond i64::MAX are out of range all the same (and refused as such).
+        let (npes, pe_idx) =
+            (i64::try_from(npes).unwrap_or(i64::MAX), i64::try_from(pe_idx).unwrap_or(i64::MAX));
+        let req = teams::init_start(self.rt, "Shmem::team_init", uniqueid, npes, pe_idx, Ok(config));
+        TeamRequest { req: Some(req), rt: self.rt, parent: None }
     }
 
     /// Joins the arbitrary team `uniqueid` as member `pe_idx` of `npes` (`shmemx_team_init`).
@@ -519,7 +570,22 @@ impl Shmem {
     }
 }
 
+impl Drop for TeamRequest {
+    fn drop(&mut self) {
+        let Some(req) = self.req.take() else { return };
+        if std::thread::panicking() {
+            return;
+        }
+        // The teams made on this PE (if it succeeded) are dropped here, which releases them.
+        drop(req.wait(self.rt).map(|c| Self::finish(self.rt, c)));
+    }
+}
+
 impl Team {
+    fn new(inner: Arc<TeamInner>, rt: &'static Runtime) -> Team {
+        Team { inner, rt, _one_thread_at_a_time: PhantomData }
+    }
+
     /// This PE's number in the team.
     pub fn my_pe(&self) -> usize {
         self.inner.my_index
@@ -545,6 +611,7 @@ impl Team {
     /// null when that memory cannot be reached with loads and stores from here. A PE number
     /// outside the team is an error.
     pub fn ptr<T: Symmetric>(&self, data: &SymSlice<T>, pe: usize, i: usize) -> Result<*mut T> {
+        data.check("Team::ptr", i, 1)?;
         let world = self.world_pe(pe).ok_or(Error::InvalidPe {
             routine: "Team::ptr",
             pe: pe as i64,
@@ -570,11 +637,13 @@ impl Team {
 
     /// Synchronises the team's PEs (`shmem_team_sync`).
     pub fn sync(&self) -> Result<()> {
+        let _busy = self.inner.claim("Team::sync");
         teams::team_sync(self.rt, &self.inner, "Team::sync")
     }
 
     /// Starts a strided split (relative to this team); see [`Team::split_strided`].
     pub fn split_strided_nb(&self, start: i64, stride: i64, size: i64, config: TeamConfig) -> TeamRequest {
+        let parent = Some(self.inner.claim("Team::split_strided"));
         let req = teams::split_strided_start(
             self.rt,
             "Team::split_strided",
@@ -584,7 +653,7 @@ impl Team {
             size,
             Ok(config),
         );
-        TeamRequest { req: Some(req), rt: self.rt }
+        TeamRequest { req: Some(req), rt: self.rt, parent }
     }
 
     /// `shmem_team_split_strided`: members `start + i * stride` (team numbers of this team),
@@ -599,6 +668,7 @@ impl Team {
 
     /// Starts a 2D split; see [`Team::split_2d`].
     pub fn split_2d_nb(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> TeamRequest {
+        let parent = Some(self.inner.claim("Team::split_2d"));
         let req = teams::split_2d_start(
             self.rt,
             "Team::split_2d",
@@ -607,7 +677,7 @@ impl Team {
             Ok(xconfig),
             Ok(yconfig),
         );
-        TeamRequest { req: Some(req), rt: self.rt }
+        TeamRequest { req: Some(req), rt: self.rt, parent }
     }
 
     /// `shmem_team_split_2d`: (row team, column team) of a grid `xrange` wide.
@@ -621,17 +691,18 @@ impl Team {
     /// Destroys the team (`shmem_team_destroy`): collective, a sync over the team then the
     /// release of its resources. Predefined teams are refused.
     pub fn destroy(self) -> Result<()> {
+        let _busy = self.inner.claim("Team::destroy");
         // Drop then finds the handle stale and does nothing.
         teams::destroy(self.rt, self.inner.handle(), "Team::destroy")
     }
 
-    /// The team object shared with the C ABI.
-    pub fn inner(&self) -> &Arc<TeamInner> {
+    /// The team object (crate-private: its epochs are the team's collective protocol).
+    pub(crate) fn inner(&self) -> &Arc<TeamInner> {
         &self.inner
     }
 
-    /// The runtime this team belongs to.
-    pub fn rt(&self) -> &'static Runtime {
+    /// The runtime this team belongs to (crate-private, as [`runtime::runtime`] is unsafe).
+    pub(crate) fn rt(&self) -> &'static Runtime {
         self.rt
     }
 }

@@ -19,11 +19,11 @@ use crate::error::{Error, Result};
 use crate::job::{self, JobFile, Layout};
 use crate::topology::Topology;
 
-pub use ferroshmem_wire::pmix::Pmix;
+pub(crate) use ferroshmem_wire::pmix::Pmix;
 
 /// What the launcher gave this PE.
 #[derive(Debug)]
-pub struct Attached {
+pub(crate) struct Attached {
     pub job: JobFile,
     pub my_pe: usize,
     pub topology: Topology,
@@ -54,7 +54,7 @@ fn requested_layout(n_pes: usize) -> Result<Layout> {
 }
 
 /// Attaches to the job this process was started in.
-pub fn attach() -> Result<Attached> {
+pub(crate) fn attach() -> Result<Attached> {
     if let Ok(fd_text) = std::env::var(job::ENV_JOB_FD) {
         return attach_oshrun(&fd_text);
     }

@@ -26,7 +26,7 @@ const _: () = assert!(std::mem::size_of::<PeCtrl>() <= CTRL_FIXED);
 
 /// Addresses of every PE's control block inside this process's mapping of the job file.
 #[derive(Debug, Clone, Copy)]
-pub struct CtrlTable {
+pub(crate) struct CtrlTable {
     base: *mut u8,
     layout: Layout,
 }
@@ -39,13 +39,13 @@ unsafe impl Sync for CtrlTable {}
 impl CtrlTable {
     /// `base` is where file offset 0 is mapped; the mapping covers every control block and
     /// outlives the table (the runtime never unmaps it).
-    pub fn new(base: *mut u8, layout: Layout) -> Self {
+    pub(crate) fn new(base: *mut u8, layout: Layout) -> Self {
         CtrlTable { base, layout }
     }
 
     /// PE `pe`'s control block head.
     #[inline]
-    pub fn pe(&self, pe: usize) -> &PeCtrl {
+    pub(crate) fn pe(&self, pe: usize) -> &PeCtrl {
         debug_assert!(pe < self.layout.n_pes);
         // SAFETY: the offset lies inside the mapped control region (pe < n_pes), is 64-byte
         // aligned (page-aligned blocks), and the block holds only atomics.
@@ -53,7 +53,7 @@ impl CtrlTable {
     }
 
     /// The words of rendezvous record `record` on PE `pe` (team_init hosted by that PE).
-    pub fn rendezvous(&self, pe: usize, record: usize) -> &[AtomicU64] {
+    pub(crate) fn rendezvous(&self, pe: usize, record: usize) -> &[AtomicU64] {
         debug_assert!(pe < self.layout.n_pes && record < RDV_RECORDS);
         let words = rdv_record_words(self.layout.n_pes);
         // SAFETY: records lie between the fixed head and the team slots of the PE's block
@@ -68,7 +68,7 @@ impl CtrlTable {
     /// Address of the staging area (`job::STAGE_BYTES`, page aligned) of team slot `slot`
     /// on PE `pe`.
     #[inline]
-    pub fn stage(&self, pe: usize, slot: usize) -> usize {
+    pub(crate) fn stage(&self, pe: usize, slot: usize) -> usize {
         debug_assert!(pe < self.layout.n_pes && slot < self.layout.team_slots);
         self.base as usize
             + self.layout.ctrl_offset(pe)
@@ -78,7 +78,7 @@ impl CtrlTable {
 
     /// The words of team slot `slot` on PE `pe`.
     #[inline]
-    pub fn slot(&self, pe: usize, slot: usize) -> &[AtomicU64] {
+    pub(crate) fn slot(&self, pe: usize, slot: usize) -> &[AtomicU64] {
         debug_assert!(pe < self.layout.n_pes && slot < self.layout.team_slots);
         let words = self.layout.slot_words;
         // SAFETY: slots follow the fixed head inside the PE's block; `slot < team_slots` keeps

@@ -7,11 +7,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 /// Smallest alignment of every block: a cache line, so that separate allocations never share one.
-pub const MIN_ALIGN: usize = 64;
+pub(crate) const MIN_ALIGN: usize = 64;
 
 /// Offsets handed out by the allocator, relative to the heap start.
 #[derive(Debug)]
-pub struct SymHeap {
+pub(crate) struct SymHeap {
     capacity: usize,
     /// Free ranges: start offset -> length.
     free: BTreeMap<usize, usize>,
@@ -22,7 +22,7 @@ pub struct SymHeap {
 
 impl SymHeap {
     /// An empty heap of `capacity` bytes.
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         let mut free = BTreeMap::new();
         if capacity > 0 {
             free.insert(0, capacity);
@@ -31,22 +31,17 @@ impl SymHeap {
     }
 
     /// Capacity in bytes.
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.capacity
     }
 
     /// Bytes not in use (possibly fragmented).
-    pub fn free_bytes(&self) -> usize {
+    pub(crate) fn free_bytes(&self) -> usize {
         self.capacity - self.in_use
     }
 
-    /// Number of live blocks.
-    pub fn live_blocks(&self) -> usize {
-        self.live.len()
-    }
-
     /// Allocates `size` bytes aligned to `align` (a power of two). `None` when it does not fit.
-    pub fn alloc(&mut self, size: usize, align: usize) -> Option<usize> {
+    pub(crate) fn alloc(&mut self, size: usize, align: usize) -> Option<usize> {
         if !align.is_power_of_two() || size == 0 {
             return None;
         }
@@ -69,12 +64,12 @@ impl SymHeap {
     }
 
     /// Size of the live block at `offset`.
-    pub fn block_len(&self, offset: usize) -> Option<usize> {
+    pub(crate) fn block_len(&self, offset: usize) -> Option<usize> {
         self.live.get(&offset).copied()
     }
 
     /// Releases the block at `offset`. `false` if no live block starts there.
-    pub fn free(&mut self, offset: usize) -> bool {
+    pub(crate) fn free(&mut self, offset: usize) -> bool {
         let Some(len) = self.live.remove(&offset) else {
             return false;
         };
@@ -97,7 +92,7 @@ impl SymHeap {
 
     /// Grows or shrinks the block at `offset` in place if the following free range allows it.
     /// Returns whether it did.
-    pub fn resize_in_place(&mut self, offset: usize, new_size: usize) -> bool {
+    pub(crate) fn resize_in_place(&mut self, offset: usize, new_size: usize) -> bool {
         let Some(&old) = self.live.get(&offset) else {
             return false;
         };

@@ -41,30 +41,30 @@ const LAYOUT_VERSION: u32 = 5;
 /// Granule of the big regions: a huge-page multiple keeps heaps well aligned.
 const REGION_ALIGN: usize = 2 << 20;
 /// Page size assumed for mapping granularity (checked at runtime against sysconf).
-pub const PAGE: usize = 4096;
+pub(crate) const PAGE: usize = 4096;
 /// Offset of the first PE control block.
-pub const CTRL_BASE: usize = PAGE;
+pub(crate) const CTRL_BASE: usize = PAGE;
 /// Words of a team slot before its mailboxes: sync flags (0..32), central sync (32, 40),
 /// checked-mode arguments (48..64), collective flags (64..80), the eager scratch ring
 /// (128..256), the central mailbox (256..384) (see `coll`), and the words of teams across
 /// hosts (384..512, [`SLOT_HOST_WORDS`]).
-pub const SLOT_FIXED_WORDS: usize = 512;
+pub(crate) const SLOT_FIXED_WORDS: usize = 512;
 /// First slot word of the region used only by teams whose members span hosts (see
 /// `coll::hier`): a count of local members done with a collective, then one flag per host
 /// group. Nothing but epochs (and epoch-tagged counts) is ever written there, by any team: a
 /// new team on the slot starts above every epoch its members' slots have seen, so a word left
 /// by an older team never looks like a new team's signal.
-pub const SLOT_HOST_WORDS: usize = 384;
+pub(crate) const SLOT_HOST_WORDS: usize = 384;
 /// Bytes of a team slot's staging area on each PE (after all the slots of its control
 /// block): where oversubscribed collectives of medium payloads stage their data, so that they
 /// need one sync rather than two (see `coll`). Untouched pages cost nothing (the job file is
 /// sparse), so only teams that use it pay for it.
-pub const STAGE_BYTES: usize = 80 << 10;
+pub(crate) const STAGE_BYTES: usize = 80 << 10;
 /// Words of one mailbox (a flag word then the payload): two cache lines.
-pub const MAILBOX_WORDS: usize = 16;
+pub(crate) const MAILBOX_WORDS: usize = 16;
 
 /// Rounds of a dissemination pattern over `n` members: ceil(log2 n), at least 1.
-pub const fn dissemination_rounds(n: usize) -> usize {
+pub(crate) const fn dissemination_rounds(n: usize) -> usize {
     let mut r = 1;
     while (1usize << r) < n {
         r += 1;
@@ -73,24 +73,24 @@ pub const fn dissemination_rounds(n: usize) -> usize {
 }
 
 /// Rendezvous records per PE: `shmemx_team_init` creations a PE can host at once as root.
-pub const RDV_RECORDS: usize = 16;
+pub(crate) const RDV_RECORDS: usize = 16;
 /// Fixed words at the start of a rendezvous record.
-pub const RDV_FIXED_WORDS: usize = 8;
+pub(crate) const RDV_FIXED_WORDS: usize = 8;
 /// Words of one member entry of a rendezvous record.
-pub const RDV_ENTRY_WORDS: usize = 8;
+pub(crate) const RDV_ENTRY_WORDS: usize = 8;
 
 /// Words of one rendezvous record: fixed words, then one entry per PE for each round parity.
-pub const fn rdv_record_words(n_pes: usize) -> usize {
+pub(crate) const fn rdv_record_words(n_pes: usize) -> usize {
     RDV_FIXED_WORDS + 2 * n_pes * RDV_ENTRY_WORDS
 }
 
 /// Words of a team slot for a job of `n_pes`: fixed words, then two mailboxes (by all-reduce
 /// parity) for every dissemination round.
-pub const fn slot_words(n_pes: usize) -> usize {
+pub(crate) const fn slot_words(n_pes: usize) -> usize {
     SLOT_FIXED_WORDS + dissemination_rounds(n_pes) * 2 * MAILBOX_WORDS
 }
 /// Bytes at the start of each control block before the team slots.
-pub const CTRL_FIXED: usize = 4096;
+pub(crate) const CTRL_FIXED: usize = 4096;
 
 /// Parses sizes like `512M`, `2G`, `64k`, `1048576` (binary multiples).
 pub fn parse_size(text: &str) -> Option<usize> {
@@ -116,7 +116,7 @@ pub fn parse_size(text: &str) -> Option<usize> {
 }
 
 /// Rounds `x` up to a multiple of `to` (a power of two).
-pub const fn round_up(x: usize, to: usize) -> usize {
+pub(crate) const fn round_up(x: usize, to: usize) -> usize {
     (x + to - 1) & !(to - 1)
 }
 
@@ -124,7 +124,7 @@ pub const fn round_up(x: usize, to: usize) -> usize {
 /// atomics, which any PE or the launcher may touch.
 #[repr(C)]
 #[derive(Debug)]
-pub struct JobHeader {
+pub(crate) struct JobHeader {
     magic: u64,
     layout_version: u32,
     n_pes: u32,
@@ -226,7 +226,7 @@ impl JobFile {
         let header = file.map_header()?;
         // SAFETY: the header page was just mapped read-write and nobody else has the file yet.
         unsafe {
-            let h = header.ptr as *mut JobHeader;
+            let h = header.mapping.ptr as *mut JobHeader;
             (*h).magic = MAGIC;
             (*h).layout_version = LAYOUT_VERSION;
             (*h).n_pes = layout.n_pes as u32;
@@ -240,7 +240,8 @@ impl JobFile {
     }
 
     /// Opens the job file whose descriptor was inherited as `raw_fd`, checking its header.
-    pub fn from_inherited(raw_fd: RawFd) -> Result<Self> {
+    /// Crate-private: it takes ownership of a descriptor by number (bootstrap does so once).
+    pub(crate) fn from_inherited(raw_fd: RawFd) -> Result<Self> {
         // SAFETY: oshrun passed this descriptor number for exactly this purpose; we take
         // ownership of it once, at init, and nothing else in the process uses it.
         let fd = unsafe { OwnedFd::from_raw_fd(raw_fd) };
@@ -254,7 +255,7 @@ impl JobFile {
         // SAFETY: the header page is mapped and was fully written by the creator before it
         // started any PE; the plain fields are never written again.
         let (magic, version, n_pes, cores, heap_size, team_slots, ctrl_stride, heap_base) = unsafe {
-            let h = &*(header.ptr as *const JobHeader);
+            let h = &*(header.mapping.ptr as *const JobHeader);
             (
                 h.magic,
                 h.layout_version,
@@ -301,8 +302,8 @@ impl JobFile {
     }
 
     /// Maps the header page (for the launcher, which needs only the exit request).
-    pub fn map_header(&self) -> Result<Mapping> {
-        Mapping::shared(self.fd(), 0, PAGE)
+    pub fn map_header(&self) -> Result<MappedHeader> {
+        Ok(MappedHeader { mapping: Mapping::shared(self.fd(), 0, PAGE)? })
     }
 
     /// Grows the file to at least `len` bytes. Every PE computes the same length, so racing
@@ -317,11 +318,25 @@ impl JobFile {
     }
 }
 
-/// A shared mapping of part of the job file, unmapped on drop.
+/// A shared mapping of part of the job file, unmapped on drop. Crate-private: its pointer
+/// reaches raw shared memory.
 #[derive(Debug)]
-pub struct Mapping {
-    pub ptr: *mut u8,
-    pub len: usize,
+pub(crate) struct Mapping {
+    pub(crate) ptr: *mut u8,
+    pub(crate) len: usize,
+}
+
+/// The header page of a job file, mapped by [`JobFile::map_header`] (and unmapped on drop).
+#[derive(Debug)]
+pub struct MappedHeader {
+    mapping: Mapping,
+}
+
+impl MappedHeader {
+    /// Read access to the header.
+    pub fn view(&self) -> HeaderView<'_> {
+        HeaderView::new(&self.mapping)
+    }
 }
 
 // SAFETY: the mapping is plain shared memory; all access through it is by raw pointers or atomics.
@@ -331,7 +346,7 @@ unsafe impl Sync for Mapping {}
 
 /// Largest alignment that `shmem_align` honours in absolute addresses: the job file is mapped
 /// so that this PE's heap starts on such a boundary (see [`Mapping::shared_aligned`]).
-pub const MAX_HEAP_ALIGN: usize = 1 << 30;
+pub(crate) const MAX_HEAP_ALIGN: usize = 1 << 30;
 
 impl Mapping {
     /// Maps `len` bytes of `fd` from offset 0 at an address where file offset `aligned_offset`
@@ -339,7 +354,7 @@ impl Mapping {
     /// so that an offset aligned inside the heap is an aligned address on every PE: the kernel
     /// only promises page alignment. Costs `align` bytes of address space for a moment (a
     /// PROT_NONE reservation, trimmed at once), no memory.
-    pub fn shared_aligned(
+    pub(crate) fn shared_aligned(
         fd: BorrowedFd<'_>,
         len: usize,
         aligned_offset: usize,
@@ -394,7 +409,7 @@ impl Mapping {
     }
 
     /// Maps `len` bytes at `offset` of `fd`, shared and read-write, anywhere.
-    pub fn shared(fd: BorrowedFd<'_>, offset: usize, len: usize) -> Result<Self> {
+    pub(crate) fn shared(fd: BorrowedFd<'_>, offset: usize, len: usize) -> Result<Self> {
         // SAFETY: a fresh mapping at an address the kernel picks aliases no Rust object.
         let ptr = unsafe {
             mmap(
@@ -437,8 +452,9 @@ pub struct ExitRequest {
 }
 
 impl<'a> HeaderView<'a> {
-    /// Views the header at the start of `mapping`.
-    pub fn new(mapping: &'a Mapping) -> Self {
+    /// Views the header at the start of `mapping`, which must map the job file from offset 0
+    /// and be at least a page long (crate-private; the launcher uses [`MappedHeader::view`]).
+    pub(crate) fn new(mapping: &'a Mapping) -> Self {
         // SAFETY: every mapping passed here starts at file offset 0, where the header lives,
         // and is at least a page long; the header is only mutated through its atomics.
         HeaderView { header: unsafe { &*(mapping.ptr as *const JobHeader) } }
@@ -486,7 +502,7 @@ mod tests {
     fn exit_request_round_trips_and_first_wins() {
         let f = JobFile::create(Layout::new(2, 0, 1).unwrap()).unwrap();
         let m = f.map_header().unwrap();
-        let h = HeaderView::new(&m);
+        let h = m.view();
         assert_eq!(h.exit_request(), None);
         assert!(h.request_exit(1, 3));
         assert!(!h.request_exit(0, 9));

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ferroshmem_wire::pmix::Pmix;
-pub use ferroshmem_wire::ucp::FlagUpdate;
+pub(crate) use ferroshmem_wire::ucp::FlagUpdate;
 use ferroshmem_wire::ucp::{AtomicOp, Context, Endpoint, MemRegion, RemoteKey, Worker};
 
 use crate::atomic::AmoOp;

@@ -113,9 +113,9 @@ pub const fn tagged_count(epoch: u64, count: u64) -> u64 {
 pub struct Runtime {
     pub my_pe: usize,
     pub n_pes: usize,
-    pub layout: Layout,
-    pub ctrl: CtrlTable,
-    pub wait: WaitPolicy,
+    pub(crate) layout: Layout,
+    pub(crate) ctrl: CtrlTable,
+    pub(crate) wait: WaitPolicy,
     /// Where PE 0's heap is mapped here; PE i's is `heaps + i * heap_size`.
     heaps: usize,
     heap_size: usize,
@@ -133,7 +133,7 @@ pub struct Runtime {
     /// This PE's teams.
     pub teams: Teams,
     /// Which host every PE runs on (from the bootstrap).
-    pub topology: Topology,
+    pub(crate) topology: Topology,
     /// The job spans hosts: some PEs are reached through `net`, not through the mapping.
     multi_host: bool,
     /// UCX to the PEs of other hosts (only when the job spans hosts).
@@ -152,9 +152,30 @@ pub struct Runtime {
 static RUNTIME: AtomicPtr<Runtime> = AtomicPtr::new(std::ptr::null_mut());
 static INIT_LOCK: Mutex<()> = Mutex::new(());
 
-/// The running runtime, or `NotInitialized` naming `routine`.
+/// The running runtime, or `NotInitialized` naming `routine`: for the C ABI crate.
+///
+/// # Safety
+/// The runtime reaches the job's raw shared memory and the state that the safe API relies on.
+/// The caller must keep the C API's contracts (OpenSHMEM 1.5) in every use of it: pass only
+/// PE numbers, addresses and lengths that are valid for the routine, and never free a block
+/// or destroy a team that a `SymSlice` or `Team` of the safe API still holds.
 #[inline]
-pub fn runtime(routine: &'static str) -> Result<&'static Runtime> {
+pub unsafe fn runtime(routine: &'static str) -> Result<&'static Runtime> {
+    current(routine)
+}
+
+/// Starts the runtime (collective over all PEs), or returns the one already running: for the
+/// C ABI crate.
+///
+/// # Safety
+/// As [`runtime`]: the caller keeps the C API's contracts in every use of the runtime.
+pub unsafe fn init(options: InitOptions) -> Result<&'static Runtime> {
+    start_or_join(options)
+}
+
+/// The running runtime (see [`runtime`]); the safe API wraps it in `Shmem`.
+#[inline]
+pub(crate) fn current(routine: &'static str) -> Result<&'static Runtime> {
     let p = RUNTIME.load(Ordering::Acquire);
     if p.is_null() {
         return Err(Error::NotInitialized { routine });
@@ -168,11 +189,11 @@ pub fn runtime(routine: &'static str) -> Result<&'static Runtime> {
 }
 
 /// Starts the runtime (collective over all PEs), or returns the one already running.
-pub fn init(options: InitOptions) -> Result<&'static Runtime> {
+pub(crate) fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
     let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let existing = RUNTIME.load(Ordering::Acquire);
     if !existing.is_null() {
-        // SAFETY: see `runtime`.
+        // SAFETY: see `current`.
         let rt = unsafe { &*existing };
         if rt.finalized.load(Ordering::Relaxed) {
             return Err(Error::Bootstrap("shmem_init after shmem_finalize is not supported".into()));

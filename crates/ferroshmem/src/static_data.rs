@@ -20,13 +20,13 @@ use crate::job::{round_up, JobFile, Mapping, PAGE};
 
 /// Page-aligned writable range of the main executable that becomes symmetric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Segment {
+pub(crate) struct Segment {
     pub start: usize,
     pub len: usize,
 }
 
 /// Finds the main program's writable PT_LOAD range, minus its RELRO prefix.
-pub fn find_main_segment() -> Option<Segment> {
+pub(crate) fn find_main_segment() -> Option<Segment> {
     let mut found: Option<Segment> = None;
     // SAFETY: dl_iterate_phdr calls our callback with valid `dl_phdr_info` pointers for the
     // duration of each call; we read them only inside the callback.
@@ -69,7 +69,7 @@ unsafe extern "C" fn callback(info: *mut libc::dl_phdr_info, _size: usize, data:
 
 /// The static segment as every PE sees it: local range and where each PE's copy is mapped here.
 #[derive(Debug)]
-pub struct SharedStatics {
+pub(crate) struct SharedStatics {
     pub segment: Segment,
     /// Address of PE i's copy in this process (our own entry is `segment.start`).
     pub bases: Vec<usize>,
@@ -80,7 +80,7 @@ impl SharedStatics {
     /// Moves this PE's segment into the job file and maps the copy of every PE for which
     /// `is_local` holds (the PEs of this host; the others are reached through the network
     /// and get base 0).
-    pub fn share(
+    pub(crate) fn share(
         job: &JobFile,
         my_pe: usize,
         segment: Segment,

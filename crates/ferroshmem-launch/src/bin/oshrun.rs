@@ -17,7 +17,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
-use ferroshmem::job::{self, HeaderView, JobFile, Layout};
+use ferroshmem::launch::{self as job, HeaderView, JobFile, Layout};
 
 const USAGE: &str =
     "usage: oshrun -n N [--bind-to auto|core|none] [--host LIST | --hostfile FILE] [--] program [args...]
@@ -224,7 +224,7 @@ fn run(args: Args) -> Result<i32, String> {
         .map_err(|e| e.to_string())?;
     file.make_inheritable().map_err(|e| e.to_string())?;
     let header_map = file.map_header().map_err(|e| e.to_string())?;
-    let header = HeaderView::new(&header_map);
+    let header = header_map.view();
     use std::os::fd::AsRawFd;
     let fd = file.fd().as_raw_fd();
 

@@ -117,13 +117,14 @@ pub(super) fn fcollect(
 
 /// collect: the members' byte counts meet in every member's staging area, then each member
 /// puts its block at the sum of the counts before it. Returns the total bytes.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn collect(
     rt: &Runtime,
     g: &mut impl Group,
     routine: &'static str,
     dest: usize,
     src: usize,
-    nbytes: usize,
+    nbytes: Option<usize>,
     dest_cap: usize,
 ) -> Result<usize> {
     let Staging { slot, base, len } = g.staging();
@@ -131,24 +132,25 @@ pub(super) fn collect(
     if n * 8 > len {
         return Err(Error::AcrossHosts { routine, what: "collect over this many PEs" });
     }
-    check_own(rt, routine, src, nbytes)?;
+    if let Some(nbytes) = nbytes {
+        check_own(rt, routine, src, nbytes)?;
+    }
     g.network_sync(rt, routine)?;
     let me = g.me();
-    let count = (nbytes as u64).to_ne_bytes();
+    // A member with an invalid count sends the mark of one (see `super::collect`).
+    let count = nbytes.map_or(super::INVALID_COUNT, |b| b as u64).to_ne_bytes();
     for i in 0..n {
         rt.put_stage_bytes(routine, g.pe(i), slot, base + me * 8, &count, Completion::Quiet);
     }
     rt.quiet();
     g.network_sync(rt, routine)?;
-    let counts: Vec<usize> = (0..n).map(|i| rt.read_stage_word(slot, base / 8 + i) as usize).collect();
-    let total: usize = counts.iter().sum();
+    let counts: Vec<u64> = (0..n).map(|i| rt.read_stage_word(slot, base / 8 + i)).collect();
     // Every member computes the same total, so all fail together (and are in step: the
     // next collective begins with a sync).
-    if total > dest_cap {
-        return Err(Error::invalid(routine, "dest", format!("{total} bytes collected, room for {dest_cap}")));
-    }
+    let total = super::collect_total(routine, &counts, dest_cap)?;
+    let nbytes = nbytes.unwrap_or(0);
     check_own(rt, routine, dest, total)?;
-    let at: usize = counts[..me].iter().sum();
+    let at = counts[..me].iter().sum::<u64>() as usize;
     for k in 0..n {
         let i = (me + k) % n;
         put(rt, routine, g.pe(i), dest + at, src, nbytes, Completion::Quiet)?;

@@ -2,20 +2,41 @@
 //! with the same counts (collect excepted) at the same point of its program; the slices are
 //! the same symmetric objects on every PE (the same allocation).
 
+//!
+//! Every count is checked against the slices before any communication, with checked
+//! arithmetic, from values that are the same on every member (the counts, the slices' lengths,
+//! the team's size), so a bad count gives every member the same `Err` naming the routine and
+//! the argument (collect, whose counts differ, agrees on its members' counts first).
+
 use crate::api::{SymSlice, Symmetric, Team};
-use crate::coll::{self, ReduceOp, TeamGroup};
+use crate::coll::{self, strided_extent, ReduceOp, TeamGroup};
 use crate::error::{Error, Result};
 
+/// Checks that `s` (the argument `slice`) holds `need` elements, computed from the argument
+/// `count` (`None`: the computation overflowed, which is the count's fault); `counts` describes
+/// how `need` was computed.
 fn check_len<T: Symmetric>(
     routine: &'static str,
-    what: &'static str,
+    (slice, count): (&'static str, &'static str),
     s: &SymSlice<T>,
-    need: usize,
+    need: Option<usize>,
+    counts: impl FnOnce() -> String,
 ) -> Result<()> {
-    if need > s.len() {
-        return Err(Error::invalid(routine, what, format!("{need} elements needed, {} available", s.len())));
+    match need {
+        Some(need) if need <= s.len() => Ok(()),
+        Some(need) => Err(Error::invalid(
+            routine,
+            slice,
+            format!("{need} elements needed ({}), {} available", counts(), s.len()),
+        )),
+        None => Err(Error::invalid(routine, count, format!("{} overflow", counts()))),
     }
-    Ok(())
+}
+
+/// Bytes of `n` elements of `T`, for an `n` already checked against a slice of `T`.
+fn bytes<T: Symmetric>(routine: &'static str, what: &'static str, n: usize) -> Result<usize> {
+    n.checked_mul(std::mem::size_of::<T>())
+        .ok_or_else(|| Error::invalid(routine, what, format!("{n} elements overflow")))
 }
 
 impl Team {
@@ -29,9 +50,11 @@ impl Team {
         root: usize,
     ) -> Result<()> {
         const R: &str = "Team::broadcast";
-        check_len(R, "dest", dest, nelems)?;
-        check_len(R, "source", src, nelems)?;
-        let bytes = nelems * std::mem::size_of::<T>();
+        let what = || format!("nelems {nelems}");
+        check_len(R, ("dest", "nelems"), dest, Some(nelems), what)?;
+        check_len(R, ("source", "nelems"), src, Some(nelems), what)?;
+        let bytes = bytes::<T>(R, "nelems", nelems)?;
+        let _busy = self.inner().claim(R);
         let mut g = TeamGroup::new(self.inner());
         coll::broadcast(
             self.rt(),
@@ -48,9 +71,13 @@ impl Team {
     /// `shmem_fcollect`: `nelems` elements from every member, in team order, into `dest`.
     pub fn fcollect<T: Symmetric>(&self, dest: &SymSlice<T>, src: &SymSlice<T>, nelems: usize) -> Result<()> {
         const R: &str = "Team::fcollect";
-        check_len(R, "dest", dest, nelems * self.n_pes())?;
-        check_len(R, "source", src, nelems)?;
-        let bytes = nelems * std::mem::size_of::<T>();
+        let n = self.n_pes();
+        check_len(R, ("dest", "nelems"), dest, nelems.checked_mul(n), || {
+            format!("nelems {nelems} times {n} PEs")
+        })?;
+        check_len(R, ("source", "nelems"), src, Some(nelems), || format!("nelems {nelems}"))?;
+        let bytes = bytes::<T>(R, "nelems", nelems)?;
+        let _busy = self.inner().claim(R);
         let mut g = TeamGroup::new(self.inner());
         coll::fcollect(self.rt(), &mut g, R, dest.as_ptr() as usize, src.as_ptr() as usize, bytes)
     }
@@ -64,26 +91,22 @@ impl Team {
         nelems: usize,
     ) -> Result<usize> {
         const R: &str = "Team::collect";
-        check_len(R, "source", src, nelems)?;
-        let size = std::mem::size_of::<T>();
+        // This member's count may differ from the others': a bad one is not returned at once
+        // (the others would wait for this PE) but goes into the collective, which then fails
+        // on every member alike.
+        let mine = (nelems <= src.len()).then(|| nelems * std::mem::size_of::<T>());
+        let cap = bytes::<T>(R, "dest", dest.len())?;
+        let _busy = self.inner().claim(R);
         let mut g = TeamGroup::new(self.inner());
-        let cap = dest.len() * size;
-        let total = coll::collect(
-            self.rt(),
-            &mut g,
-            R,
-            dest.as_ptr() as usize,
-            src.as_ptr() as usize,
-            nelems * size,
-            cap,
-        )?;
-        Ok(total / size.max(1))
+        let total =
+            coll::collect(self.rt(), &mut g, R, dest.as_ptr() as usize, src.as_ptr() as usize, mine, cap)?;
+        Ok(total / std::mem::size_of::<T>().max(1))
     }
 
     /// `shmem_alltoall`: block `j` (of `nelems` elements) of every member's `src` goes to
     /// block `i` of member `j`'s `dest`, where `i` is the sender.
     pub fn alltoall<T: Symmetric>(&self, dest: &SymSlice<T>, src: &SymSlice<T>, nelems: usize) -> Result<()> {
-        self.alltoalls(dest, src, 1, 1, nelems)
+        self.alltoalls_as("Team::alltoall", dest, src, 1, 1, nelems)
     }
 
     /// `shmem_alltoalls`: as [`Team::alltoall`] with element strides `dst` and `sst`.
@@ -95,15 +118,40 @@ impl Team {
         sst: usize,
         nelems: usize,
     ) -> Result<()> {
-        const R: &str = "Team::alltoalls";
-        let extent = |s: usize| if nelems == 0 { 0 } else { (self.n_pes() * nelems - 1) * s + 1 };
-        check_len(R, "dest", dest, extent(dst))?;
-        check_len(R, "source", src, extent(sst))?;
+        self.alltoalls_as("Team::alltoalls", dest, src, dst, sst, nelems)
+    }
+
+    /// alltoalls reporting errors as routine `r` (alltoall is its case of unit strides).
+    fn alltoalls_as<T: Symmetric>(
+        &self,
+        r: &'static str,
+        dest: &SymSlice<T>,
+        src: &SymSlice<T>,
+        dst: usize,
+        sst: usize,
+        nelems: usize,
+    ) -> Result<()> {
+        let n = self.n_pes();
+        if nelems > 0 && (dst == 0 || sst == 0) {
+            return Err(Error::invalid(r, "dst/sst", "strides must be positive"));
+        }
+        let count = n.checked_mul(nelems).ok_or_else(|| {
+            Error::invalid(r, "nelems", format!("{nelems} elements times {n} PEs overflow"))
+        })?;
+        let extent = |stride: usize, name: &'static str| {
+            strided_extent(n, nelems, stride, 1).ok_or_else(|| {
+                Error::invalid(r, name, format!("{count} elements at stride {stride} overflow"))
+            })
+        };
+        let what = |stride: usize| move || format!("{count} elements at stride {stride}");
+        check_len(r, ("dest", "dst"), dest, Some(extent(dst, "dst")?), what(dst))?;
+        check_len(r, ("source", "sst"), src, Some(extent(sst, "sst")?), what(sst))?;
+        let _busy = self.inner().claim(r);
         let mut g = TeamGroup::new(self.inner());
         coll::alltoalls(
             self.rt(),
             &mut g,
-            R,
+            r,
             dest.as_ptr() as usize,
             src.as_ptr() as usize,
             std::mem::size_of::<T>(),
@@ -123,8 +171,10 @@ impl Team {
         nreduce: usize,
     ) -> Result<()> {
         const R: &str = "Team::reduce";
-        check_len(R, "dest", dest, nreduce)?;
-        check_len(R, "source", src, nreduce)?;
+        let what = || format!("nreduce {nreduce}");
+        check_len(R, ("dest", "nreduce"), dest, Some(nreduce), what)?;
+        check_len(R, ("source", "nreduce"), src, Some(nreduce), what)?;
+        let _busy = self.inner().claim(R);
         let mut g = TeamGroup::new(self.inner());
         coll::reduce::<T, O>(self.rt(), &mut g, R, dest.as_ptr() as usize, src.as_ptr() as usize, nreduce)
     }

@@ -62,7 +62,7 @@ const W_FLAGS: usize = SLOT_HOST_WORDS + 8;
 const _: () = assert!(W_DONE < W_AGREE_RESULT && W_AGREE_RESULT < W_COUNTED && W_COUNTED < W_FLAGS);
 /// Most host groups a team can have for the hierarchical algorithms (three flag words each);
 /// teams over more hosts take the flat ones of `coll::across`.
-pub const MAX_GROUPS: usize = (SLOT_FIXED_WORDS - W_FLAGS) / 3;
+pub(crate) const MAX_GROUPS: usize = (SLOT_FIXED_WORDS - W_FLAGS) / 3;
 /// First of the flag words raised by flagged messages (`Runtime::put_stage_flagged`: the data
 /// of a staged exchange and its flag in one message), two per host group: one for the
 /// exchanges of each parity, as the staging area's halves. Apart from [`W_FLAGS`]: a word

@@ -898,14 +898,17 @@ pub fn fcollect(
 }
 
 /// collect: like fcollect with a different byte count on each member; `dest_cap` bounds the
-/// total. Returns the total bytes.
+/// total. Returns the total bytes. `nbytes` is `None` when this member's count is invalid
+/// (more than its source holds): it still takes part, so that every member fails with the same
+/// error instead of the others waiting for it.
+#[allow(clippy::too_many_arguments)]
 pub fn collect(
     rt: &Runtime,
     g: &mut impl Group,
     routine: &'static str,
     dest: usize,
     src: usize,
-    nbytes: usize,
+    nbytes: Option<usize>,
     dest_cap: usize,
 ) -> Result<usize> {
     g.check(rt, || Signature::new("shmem_collect", &[]))?;
@@ -913,26 +916,28 @@ pub fn collect(
         return across::collect(rt, g, routine, dest, src, nbytes, dest_cap);
     }
     let n = g.n();
-    at(rt, routine, src, nbytes, rt.my_pe)?;
+    if let Some(nbytes) = nbytes {
+        at(rt, routine, src, nbytes, rt.my_pe)?;
+    }
     // The count travels +1 so that an active set's word 0 still means "nothing published".
-    g.enter(rt, nbytes as u64 + 1);
+    g.enter(rt, nbytes.map_or(INVALID_COUNT, |b| b as u64) + 1);
     let mut counts = Vec::with_capacity(n);
     for i in 0..n {
-        counts.push(g.wait_member(rt, i) as usize - 1);
+        counts.push(g.wait_member(rt, i).wrapping_sub(1));
     }
-    let total: usize = counts.iter().sum();
     // Every member computes the same total, so all fail (and still sync) together.
-    let checked = if total > dest_cap {
-        Err(Error::invalid(routine, "dest", format!("{total} bytes collected, room for {dest_cap}")))
-    } else {
-        at(rt, routine, dest, total, rt.my_pe)
+    let checked = collect_total(routine, &counts, dest_cap)
+        .and_then(|total| at(rt, routine, dest, total, rt.my_pe).map(|_| total));
+    let total = match checked {
+        Ok(total) => total,
+        Err(e) => {
+            g.leave(rt);
+            return Err(e);
+        }
     };
-    if let Err(e) = checked {
-        g.leave(rt);
-        return Err(e);
-    }
     let mut off = 0;
     for (i, &len) in counts.iter().enumerate() {
+        let len = len as usize;
         let from = at(rt, routine, src, len, g.pe(i))?;
         // SAFETY: member i entered (waited above); its source is stable until the sync.
         unsafe { copy(dest + off, from, len) };
@@ -940,6 +945,41 @@ pub fn collect(
     }
     g.leave(rt);
     Ok(total)
+}
+
+/// The count a member of a collect publishes when its own count is invalid (no source can
+/// hold that many bytes).
+const INVALID_COUNT: u64 = u64::MAX - 1;
+
+/// The total of a collect's byte counts (the same on every member, who all see the same
+/// counts): an error naming `nelems` if a member's count is invalid, or the total overflows
+/// or exceeds `dest_cap`.
+fn collect_total(routine: &'static str, counts: &[u64], dest_cap: usize) -> Result<usize> {
+    if let Some(i) = counts.iter().position(|&c| c == INVALID_COUNT) {
+        return Err(Error::invalid(
+            routine,
+            "nelems",
+            format!("team PE {i} passed more elements than its source holds"),
+        ));
+    }
+    let total = counts
+        .iter()
+        .try_fold(0usize, |acc, &c| acc.checked_add(usize::try_from(c).ok()?))
+        .ok_or_else(|| Error::invalid(routine, "nelems", "the members' counts add up beyond usize::MAX"))?;
+    if total > dest_cap {
+        return Err(Error::invalid(routine, "dest", format!("{total} bytes collected, room for {dest_cap}")));
+    }
+    Ok(total)
+}
+
+/// Bytes spanned by `n * nelems` elements of `elem` bytes, `stride` elements apart (an
+/// alltoalls buffer): `((n * nelems - 1) * stride + 1) * elem`, 0 for no elements, `None` when
+/// it does not fit in a `usize`.
+pub fn strided_extent(n: usize, nelems: usize, stride: usize, elem: usize) -> Option<usize> {
+    match n.checked_mul(nelems)? {
+        0 => Some(0),
+        count => (count - 1).checked_mul(stride)?.checked_add(1)?.checked_mul(elem),
+    }
 }
 
 /// alltoalls: block `j` of member `i`'s `src` (`nelems` elements of `elem` bytes, stride `sst`
@@ -962,6 +1002,16 @@ pub fn alltoalls(
     if nelems > 0 && (dst == 0 || sst == 0) {
         return Err(Error::invalid(routine, "dst/sst", "strides must be positive"));
     }
+    // Checked before any communication, from arguments that are the same on every member.
+    let (Some(dest_extent), Some(src_extent)) =
+        (strided_extent(n, nelems, dst, elem), strided_extent(n, nelems, sst, elem))
+    else {
+        return Err(Error::invalid(
+            routine,
+            "nelems",
+            format!("{nelems} elements per PE at strides {dst}/{sst} over {n} PEs overflow"),
+        ));
+    };
     if g.spans_hosts(rt) {
         return if nelems == 0 || elem == 0 {
             g.network_sync(rt, routine)
@@ -972,9 +1022,8 @@ pub fn alltoalls(
     if nelems == 0 || elem == 0 {
         return sync_without_data(rt, g);
     }
-    let extent = |stride: usize| ((n * nelems - 1) * stride + 1) * elem;
-    at(rt, routine, dest, extent(dst), rt.my_pe)?;
-    at(rt, routine, src, extent(sst), rt.my_pe)?;
+    at(rt, routine, dest, dest_extent, rt.my_pe)?;
+    at(rt, routine, src, src_extent, rt.my_pe)?;
     let me = g.me();
     let block = nelems * elem;
     if dst == 1 && sst == 1 && g.exchange(rt, src, block, n, me) {
@@ -984,7 +1033,7 @@ pub fn alltoalls(
         }
         return Ok(());
     }
-    if dst == 1 && sst == 1 && extent(1) <= EAGER_BYTES && g.enter_eager(rt, src, extent(1), extent(1)) {
+    if dst == 1 && sst == 1 && src_extent <= EAGER_BYTES && g.enter_eager(rt, src, src_extent, src_extent) {
         g.all_entered(rt);
         for k in 0..n {
             let i = (me + k) % n;
@@ -1010,12 +1059,12 @@ pub fn alltoalls(
         // free), members that have entered first; then this PE waits for the n - 1 blocks
         // pushed to it. Only this PE reads its source, so no closing sync is needed.
         for j in 0..n {
-            at(rt, routine, dest, extent(dst), g.pe(j))?;
+            at(rt, routine, dest, dest_extent, g.pe(j))?;
         }
         g.enter(rt, 0);
         let push = |j: usize| -> Result<()> {
             g.wait_member(rt, j);
-            let to = at(rt, routine, dest, extent(dst), g.pe(j))? + me * nelems * dst * elem;
+            let to = at(rt, routine, dest, dest_extent, g.pe(j))? + me * nelems * dst * elem;
             copy_block(to, src + j * nelems * sst * elem);
             if j != me {
                 g.delivered(rt, j);
@@ -1040,7 +1089,7 @@ pub fn alltoalls(
     for k in 0..n {
         let i = (me + k) % n;
         g.wait_member(rt, i);
-        let from = at(rt, routine, src, extent(sst), g.pe(i))? + me * nelems * sst * elem;
+        let from = at(rt, routine, src, src_extent, g.pe(i))? + me * nelems * sst * elem;
         // Member i entered: its source is stable until the closing sync; this block of dest
         // is ours.
         copy_block(dest + i * nelems * dst * elem, from);

@@ -8,7 +8,6 @@
 //! and no further synchronisation. Destroy syncs the team (small collectives return before
 //! their readers have read the writer's slot) and then releases the slot locally; Rust's Drop
 //! releases without the sync, so it never blocks.
-#![allow(unsafe_code)]
 
 pub mod agree;
 pub mod checked;
@@ -17,8 +16,8 @@ pub mod pe_set;
 pub mod slots;
 pub mod unique;
 
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
@@ -131,6 +130,9 @@ pub struct TeamInner {
     /// The flag value that every other host group's flag on a leader reaches once each of
     /// them entered the latest staged exchange (the credit of the next one, see `coll::hier`).
     staged_credit: AtomicU64,
+    /// Whether an operation of the safe Rust API is under way on this team (see
+    /// [`TeamInner::claim`]).
+    busy: AtomicBool,
 }
 
 impl TeamInner {
@@ -157,7 +159,26 @@ impl TeamInner {
             host_groups: OnceLock::new(),
             staged_exchanges: AtomicU64::new(0),
             staged_credit: AtomicU64::new(0),
+            busy: AtomicBool::new(false),
         }
+    }
+
+    /// Marks the team busy for one operation of the safe Rust API (a collective, or a creation
+    /// with this team as the parent, until it completes), which the epoch protocol needs to be
+    /// the team's only one. The Rust `Team` is not `Sync`, but the predefined teams have a
+    /// `Team` per call of `Shmem::team_world` (and `Shmem`'s own barriers and allocations run
+    /// on the world team), and a creation in flight uses its parent: a second operation while
+    /// one is under way panics, naming both, rather than break the protocol.
+    pub(crate) fn claim(self: &Arc<Self>, routine: &'static str) -> Claim {
+        if self.busy.swap(true, Ordering::Acquire) {
+            panic!(
+                "{routine} on {}: another operation on this team is under way (a collective in \
+                 another thread, or a team creation from it still in flight); a team's collective \
+                 operations must follow one another",
+                self.name()
+            );
+        }
+        Claim(self.clone())
     }
 
     /// Number of PEs.
@@ -256,6 +277,16 @@ impl TeamInner {
     }
 }
 
+/// A team marked busy by [`TeamInner::claim`], until dropped.
+#[derive(Debug)]
+pub(crate) struct Claim(Arc<TeamInner>);
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        self.0.busy.store(false, Ordering::Release);
+    }
+}
+
 /// Translates `src_pe` of `src` into its number in `dst`; -1 when out of range or not a member.
 #[inline]
 pub fn translate(src: &TeamInner, src_pe: i64, dst: &TeamInner) -> i64 {
@@ -265,9 +296,14 @@ pub fn translate(src: &TeamInner, src_pe: i64, dst: &TeamInner) -> i64 {
     dst.pes.index_of(src.pes.world_pe(src_pe as usize)).map_or(-1, |i| i as i64)
 }
 
+/// One slot's entry of the handle table: the generation of the latest handle issued on the
+/// slot, and the team while it lives. Behind a lock, so a lookup that races a destroy (C
+/// threads may do that) gets either the team, with its own count, or nothing; never a
+/// reference to a freed team.
+#[derive(Default)]
 struct HandleEntry {
-    generation: AtomicU32,
-    team: AtomicPtr<TeamInner>,
+    generation: u32,
+    team: Option<Arc<TeamInner>>,
 }
 
 /// Figures for `SHMEM_INFO` and `shmemx_team_info`.
@@ -289,7 +325,7 @@ pub struct TeamUsage {
 /// This PE's teams: slot table and handle table (indexed by slot).
 pub struct Teams {
     pub(crate) slots: Mutex<SlotTable>,
-    entries: Box<[HandleEntry]>,
+    entries: Box<[RwLock<HandleEntry>]>,
     slot_bytes: usize,
     pub world: Arc<TeamInner>,
     /// Sequence of this PE's unique ids (team_init).
@@ -317,12 +353,7 @@ impl Teams {
                 PREDEFINED + 1
             )));
         }
-        let entries: Box<[HandleEntry]> = (0..capacity)
-            .map(|_| HandleEntry {
-                generation: AtomicU32::new(0),
-                team: AtomicPtr::new(std::ptr::null_mut()),
-            })
-            .collect();
+        let entries: Box<[RwLock<HandleEntry>]> = (0..capacity).map(|_| RwLock::default()).collect();
         let world = Arc::new(TeamInner::new(
             PeSet::world(n_pes),
             my_pe,
@@ -363,46 +394,47 @@ impl Teams {
     }
 
     fn publish(&self, team: Arc<TeamInner>, generation: u32) -> TeamHandle {
-        let entry = &self.entries[team.slot];
         let handle = TeamHandle(((generation as u64) << 32) | (team.slot as u64 + 1));
         team.handle.store(handle.0, Ordering::Relaxed);
-        entry.generation.store(generation, Ordering::Relaxed);
-        let old = entry.team.swap(Arc::into_raw(team) as *mut TeamInner, Ordering::Release);
-        debug_assert!(old.is_null());
+        let mut entry = self.entries[team.slot].write().unwrap_or_else(|e| e.into_inner());
+        debug_assert!(entry.team.is_none());
+        *entry = HandleEntry { generation, team: Some(team) };
         handle
     }
 
     /// Registers a newly created team on its (claimed) slot; returns its handle.
     fn register(&self, team: Arc<TeamInner>) -> TeamHandle {
-        let generation = self.entries[team.slot].generation.load(Ordering::Relaxed).wrapping_add(1).max(1);
+        let generation = self.entries[team.slot]
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .generation
+            .wrapping_add(1)
+            .max(1);
         self.publish(team, generation)
     }
 
-    /// The team behind `handle`, borrowed until this PE destroys it. `None` for INVALID, a
-    /// destroyed team or a value that was never a handle.
+    /// The team behind `handle`, with its own reference count: it stays valid however long
+    /// the caller keeps it, even past the team's destruction (which only unregisters the
+    /// handle). `None` for INVALID, a destroyed team or a value that was never a handle.
+    ///
+    /// No reference into the table escapes, so a team cannot be read after it is freed
+    /// (issue 13: this returned a `&'static TeamInner` that dangled once the team was dropped):
+    ///
+    /// ```compile_fail,E0308
+    /// use ferroshmem::team::{TeamHandle, TeamInner};
+    /// fn keep(h: TeamHandle) -> &'static TeamInner {
+    ///     // SAFETY: none needed; this must not compile.
+    ///     let rt = unsafe { ferroshmem::runtime::runtime("keep") }.unwrap();
+    ///     rt.teams.get(h).unwrap()
+    /// }
+    /// ```
     #[inline]
-    pub fn get(&self, handle: TeamHandle) -> Option<&TeamInner> {
-        let entry = self.entries.get(handle.slot())?;
-        if entry.generation.load(Ordering::Acquire) != handle.generation() {
+    pub fn get(&self, handle: TeamHandle) -> Option<Arc<TeamInner>> {
+        let entry = self.entries.get(handle.slot())?.read().unwrap_or_else(|e| e.into_inner());
+        if entry.generation != handle.generation() {
             return None;
         }
-        let p = entry.team.load(Ordering::Acquire);
-        // SAFETY: a non-null entry holds a reference count of a live team that is dropped
-        // only by `destroy` on this PE; callers may not use a team concurrently with its
-        // destruction (the specification makes destroy collective over the team).
-        (!p.is_null()).then(|| unsafe { &*p })
-    }
-
-    /// Like [`Teams::get`], with a reference count (for requests and the Rust API).
-    pub fn get_arc(&self, handle: TeamHandle) -> Option<Arc<TeamInner>> {
-        let t = self.get(handle)?;
-        let p = t as *const TeamInner;
-        // SAFETY: `p` came from Arc::into_raw and the entry still holds its count, so adding
-        // one and rebuilding an Arc is sound.
-        unsafe {
-            Arc::increment_strong_count(p);
-            Some(Arc::from_raw(p))
-        }
+        entry.team.clone()
     }
 
     /// Releases the team behind `handle` on this PE, without synchronising (see
@@ -419,14 +451,14 @@ impl Teams {
                 "a predefined team cannot be destroyed; nothing was destroyed",
             ));
         }
-        let team = self.get(handle).ok_or(Error::InvalidTeam { routine: ROUTINE })?;
-        let entry = &self.entries[team.slot];
-        let p = entry.team.swap(std::ptr::null_mut(), Ordering::AcqRel);
-        if p.is_null() {
-            return Err(Error::InvalidTeam { routine: ROUTINE });
-        }
-        // SAFETY: `p` is the pointer published by `register`, whose count we now take back.
-        let team = unsafe { Arc::from_raw(p) };
+        let team = {
+            let entry = self.entries.get(handle.slot()).ok_or(Error::InvalidTeam { routine: ROUTINE })?;
+            let mut entry = entry.write().unwrap_or_else(|e| e.into_inner());
+            if entry.generation != handle.generation() {
+                return Err(Error::InvalidTeam { routine: ROUTINE });
+            }
+            entry.team.take().ok_or(Error::InvalidTeam { routine: ROUTINE })?
+        };
         team.destroyed.store(true, Ordering::Relaxed);
         self.slots.lock().unwrap_or_else(|e| e.into_inner()).release(team.slot, team.epoch());
         Ok(())
@@ -439,7 +471,7 @@ impl Teams {
             in_use: slots.in_use(),
             capacity: slots.capacity(),
             slot_bytes: self.slot_bytes,
-            object_bytes: std::mem::size_of::<TeamInner>() + std::mem::size_of::<HandleEntry>(),
+            object_bytes: std::mem::size_of::<TeamInner>() + std::mem::size_of::<RwLock<HandleEntry>>(),
             stage_bytes: crate::job::STAGE_BYTES,
         }
     }
@@ -742,7 +774,7 @@ pub fn init_start(
 /// then this PE releases the slot. INVALID is a no-op; predefined teams are refused.
 pub fn destroy(rt: &Runtime, handle: TeamHandle, routine: &'static str) -> Result<()> {
     if handle != TeamHandle::INVALID && !handle.is_predefined() {
-        if let Some(team) = rt.teams.get_arc(handle) {
+        if let Some(team) = rt.teams.get(handle) {
             team_sync(rt, &team, routine)?;
         }
     }
