@@ -102,7 +102,9 @@ macro_rules! team_query {
     ($($name:ident => |$t:ident| $value:expr),* $(,)?) => {$(
         #[no_mangle]
         pub extern "C" fn $name(team: CTeam) -> c_int {
-            rt(stringify!($name)).teams.get(handle(team)).map_or(-1, |$t| $value as c_int)
+            let teams = &rt(stringify!($name)).teams;
+            // SAFETY: a C query lives for this call; destroying the team meanwhile is erroneous.
+            unsafe { teams.get_unguarded(handle(team)) }.map_or(-1, |$t| $value as c_int)
         }
         pshmem!($name);
     )*};
@@ -112,8 +114,11 @@ team_query!(shmem_team_my_pe => |t| t.my_index, shmem_team_n_pes => |t| t.n_pes(
 #[no_mangle]
 pub extern "C" fn shmem_team_translate_pe(src_team: CTeam, src_pe: c_int, dest_team: CTeam) -> c_int {
     let teams = &rt("shmem_team_translate_pe").teams;
-    match (teams.get(handle(src_team)), teams.get(handle(dest_team))) {
-        (Some(src), Some(dst)) => core::translate(&src, src_pe as i64, &dst) as c_int,
+    // SAFETY: both lookups live for this call; destroying a team meanwhile is erroneous.
+    let (src, dst) =
+        unsafe { (teams.get_unguarded(handle(src_team)), teams.get_unguarded(handle(dest_team))) };
+    match (src, dst) {
+        (Some(src), Some(dst)) => core::translate(src, src_pe as i64, dst) as c_int,
         _ => -1,
     }
 }
@@ -123,7 +128,8 @@ pub extern "C" fn shmem_team_translate_pe(src_team: CTeam, src_pe: c_int, dest_t
 #[no_mangle]
 pub extern "C" fn shmem_team_ptr(team: CTeam, dest: *const c_void, pe: c_int) -> *mut c_void {
     let rt = rt("shmem_team_ptr");
-    match rt.teams.get(handle(team)) {
+    // SAFETY: the lookup lives for this call; destroying the team meanwhile is erroneous.
+    match unsafe { rt.teams.get_unguarded(handle(team)) } {
         Some(t) if pe >= 0 && (pe as usize) < t.n_pes() => {
             fcore::rma::ptr(rt, dest as usize, t.pes.world_pe(pe as usize) as i64) as *mut c_void
         }
