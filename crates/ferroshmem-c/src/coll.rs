@@ -34,7 +34,7 @@ fn on_team(
         debug_report(rt, format_args!("{routine}: not a team (SHMEM_TEAM_INVALID or destroyed)"));
         return -1;
     };
-    let mut g = TeamGroup::new(&t);
+    let mut g = TeamGroup::new(t);
     match body(rt, &mut g) {
         Ok(()) => 0,
         Err(e @ Error::NotSymmetric { .. }) => fatal(&e),
