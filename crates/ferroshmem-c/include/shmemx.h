@@ -4,7 +4,8 @@
  *
  * Sections:
  *   1. Library identification
- *   2. Teams: node teams, arbitrary teams (team_init), non-blocking creation, usage
+ *   2. Teams: node teams, arbitrary teams (team_init), split by color, non-blocking creation,
+ *      usage
  */
 #ifndef FERROSHMEM_SHMEMX_H
 #define FERROSHMEM_SHMEMX_H
@@ -55,6 +56,16 @@ int shmemx_team_get_uniqueid(shmemx_team_uniqueid_t *uniqueid);
 int shmemx_team_init(shmem_team_t *team, shmemx_team_config_t *config, long config_mask, int npes,
                      int pe_idx_in_team);
 
+/* Split by color and key (like MPI_Comm_split). Every PE of the parent calls it; the PEs that
+ * pass the same color (>= 0) form one team, ordered by key and then by parent PE number; a PE
+ * that passes SHMEMX_COLOR_UNDEFINED gets SHMEM_TEAM_INVALID. One collective call makes all
+ * the (disjoint) teams, with one agreement; failures are as for shmem_team_split_strided (the
+ * same code on every PE, no team made anywhere). A negative color other than
+ * SHMEMX_COLOR_UNDEFINED is an invalid argument. */
+#define SHMEMX_COLOR_UNDEFINED (-1)
+int shmemx_team_split_color(shmem_team_t parent_team, int color, int key, const shmem_team_config_t *config,
+                            long config_mask, shmem_team_t *new_team);
+
 /* Non-blocking creation (UCC's post/test). Each _nb routine starts the creation and returns 0
  * (nonzero, with *req == SHMEMX_TEAM_REQUEST_NULL and INVALID outputs, only when it cannot
  * start: INVALID parent, team_init without a unique id). The output team(s) read
@@ -76,6 +87,8 @@ int shmemx_team_split_strided_nb(shmem_team_t parent_team, int start, int stride
 int shmemx_team_split_2d_nb(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config,
                             long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
                             long yaxis_mask, shmem_team_t *yaxis_team, shmemx_team_request_t *req);
+int shmemx_team_split_color_nb(shmem_team_t parent_team, int color, int key, const shmem_team_config_t *config,
+                               long config_mask, shmem_team_t *new_team, shmemx_team_request_t *req);
 int shmemx_team_init_nb(shmem_team_t *team, shmemx_team_config_t *config, long config_mask, int npes,
                         int pe_idx_in_team, shmemx_team_request_t *req);
 int shmemx_team_create_test(shmemx_team_request_t req);
