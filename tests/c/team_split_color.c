@@ -95,8 +95,11 @@ int main(void) {
             shmemx_team_request_t r;
             CHECK_EQ("split_color_nb", shmemx_team_split_color_nb(parent, color[p], key[p], NULL, 0, &t, &r), 0);
             CHECK(t == SHMEM_TEAM_INVALID, "the output is INVALID until completion");
+            /* RMA while the creation is in flight, then poll it to completion. */
+            shmem_long_p(&cells[me], round, right);
             int rc;
-            while ((rc = shmemx_team_create_test(r)) == SHMEMX_TEAM_CREATE_IN_PROGRESS) shmem_long_p(&cells[me], round, right);
+            while ((rc = shmemx_team_create_test(r)) == SHMEMX_TEAM_CREATE_IN_PROGRESS) {
+            }
             CHECK_EQ("create_test", rc, SHMEMX_TEAM_CREATE_DONE);
         } else if (round % 3 == 1) {
             shmemx_team_request_t r;
