@@ -55,7 +55,17 @@ pub fn read_all(rt: &Runtime, routine: &'static str, parent: &TeamInner, round: 
     let n = parent.n_pes();
     let mut entries = Vec::with_capacity(n);
     for i in 0..n {
-        let w = rt.read_slot_words(routine, parent.pes.world_pe(i), parent.slot, round.word, ENTRY_WORDS);
+        let pe = parent.pes.world_pe(i);
+        let mut w = [0u64; ENTRY_WORDS];
+        if rt.net().is_some() && !rt.topology.is_local(pe) {
+            w.copy_from_slice(&rt.read_slot_words(routine, pe, parent.slot, round.word, ENTRY_WORDS));
+        } else {
+            // Mapped here: loads, without the copy `read_slot_words` returns.
+            let words = &rt.ctrl.slot(pe, parent.slot)[round.word..round.word + ENTRY_WORDS];
+            for (v, word) in w.iter_mut().zip(words) {
+                *v = word.load(Ordering::Acquire);
+            }
+        }
         if w[0] != round.tag {
             // Cannot happen while the PEs of the parent make its creations in the same order
             // (see the module docs): stop the job rather than make a wrong team.
