@@ -176,7 +176,11 @@ fn color_model(entries: &[(Option<u32>, i64)], p: usize) -> Option<Vec<usize>> {
 /// Checks `team`, what parent member `parent.my_pe()` got from a split of `parent` by
 /// `entries`, against the model: size, number, translate_pe both ways, world numbers; and
 /// syncs it.
-fn check_color_team(parent: &ferroshmem::Team, entries: &[(Option<u32>, i64)], team: &Option<ferroshmem::Team>) {
+fn check_color_team(
+    parent: &ferroshmem::Team,
+    entries: &[(Option<u32>, i64)],
+    team: &Option<ferroshmem::Team>,
+) {
     let p = parent.my_pe();
     match (color_model(entries, p), team) {
         (None, None) => {}

@@ -620,8 +620,14 @@ impl Team {
 
     /// Starts a split by color and key; see [`Team::split_color`].
     pub fn split_color_nb(&self, color: Option<u32>, key: i64, config: TeamConfig) -> TeamRequest {
-        let req =
-            teams::split_color_start(self.rt, "Team::split_color", self.inner.clone(), Ok(color), key, Ok(config));
+        let req = teams::split_color_start(
+            self.rt,
+            "Team::split_color",
+            self.inner.clone(),
+            Ok(color),
+            key,
+            Ok(config),
+        );
         TeamRequest { req: Some(req), rt: self.rt }
     }
 

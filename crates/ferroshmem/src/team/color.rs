@@ -51,7 +51,12 @@ pub fn publish(rt: &Runtime, parent: &TeamInner, round: Round, color: Option<u32
 }
 
 /// Reads every member's entry of this round (after the agreement succeeded).
-pub fn read_all(rt: &Runtime, routine: &'static str, parent: &TeamInner, round: Round) -> Vec<(Option<u32>, i64)> {
+pub fn read_all(
+    rt: &Runtime,
+    routine: &'static str,
+    parent: &TeamInner,
+    round: Round,
+) -> Vec<(Option<u32>, i64)> {
     let n = parent.n_pes();
     let mut entries = Vec::with_capacity(n);
     for i in 0..n {

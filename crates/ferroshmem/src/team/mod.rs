@@ -476,7 +476,11 @@ enum Plan {
     Two((PeSet, TeamConfig), (PeSet, TeamConfig)),
     /// split_color: this PE's color (`None`: undefined, no team), whose entry (with its key)
     /// is published in `round`; the membership is known once every PE's entry can be read.
-    Color { color: Option<u32>, config: TeamConfig, round: color::Round },
+    Color {
+        color: Option<u32>,
+        config: TeamConfig,
+        round: color::Round,
+    },
 }
 
 #[derive(Debug)]

@@ -151,7 +151,10 @@ impl PeSet {
             entries.iter().enumerate().filter(|(_, e)| e.0 == Some(color)).map(|(i, e)| (e.1, i)).collect();
         // (key, parent number) pairs are distinct, so an unstable sort gives the one order.
         members.sort_unstable();
-        Some(PeSet::from_list(members.into_iter().map(|(_, i)| self.world_pe(i) as u32).collect(), world_size))
+        Some(PeSet::from_list(
+            members.into_iter().map(|(_, i)| self.world_pe(i) as u32).collect(),
+            world_size,
+        ))
     }
 
     /// The (x, y) grid of `split_2d` with `xrange` columns (already clamped to 1..=size):
@@ -299,10 +302,15 @@ mod tests {
         proptest::collection::vec((proptest::option::weighted(0.85, 0u32..4), -3i64..3), n)
     }
 
+    /// (world size, parent members, one (color, key) entry per member).
+    type ParentCase = (usize, Vec<u32>, Vec<(Option<u32>, i64)>);
+
     /// A parent team (the world, or an arbitrary team) with one entry per member.
-    fn parent_with_entries() -> impl Strategy<Value = (usize, Vec<u32>, Vec<(Option<u32>, i64)>)> {
+    fn parent_with_entries() -> impl Strategy<Value = ParentCase> {
         (1usize..=12)
-            .prop_flat_map(|world| (Just(world), prop_oneof![Just((0..world as u32).collect()), arbitrary_team(world)]))
+            .prop_flat_map(|world| {
+                (Just(world), prop_oneof![Just((0..world as u32).collect()), arbitrary_team(world)])
+            })
             .prop_flat_map(|(world, parent)| {
                 let n = parent.len();
                 (Just(world), Just(parent), color_entries(n))
