@@ -6,6 +6,8 @@
  *   1. Library identification
  *   2. Teams: node teams, arbitrary teams (team_init), split by color, non-blocking creation,
  *      usage
+ *   3. The routines, declared in ferroshmemx_routines.h (pshmemx.h declares them again under
+ *      their profiling names, pshmemx_...)
  */
 #ifndef FERROSHMEM_SHMEMX_H
 #define FERROSHMEM_SHMEMX_H
@@ -52,9 +54,6 @@ typedef struct {
     shmemx_team_uniqueid_t uniqueid;
 } shmemx_team_config_t;
 
-int shmemx_team_get_uniqueid(shmemx_team_uniqueid_t *uniqueid);
-int shmemx_team_init(shmem_team_t *team, shmemx_team_config_t *config, long config_mask, int npes,
-                     int pe_idx_in_team);
 
 /* Split by color and key (like MPI_Comm_split). Every PE of the parent calls it; the PEs that
  * pass the same color (>= 0) form one team, ordered by key and then by parent PE number; a PE
@@ -63,8 +62,8 @@ int shmemx_team_init(shmem_team_t *team, shmemx_team_config_t *config, long conf
  * same code on every PE, no team made anywhere). A negative color other than
  * SHMEMX_COLOR_UNDEFINED is an invalid argument. */
 #define SHMEMX_COLOR_UNDEFINED (-1)
-int shmemx_team_split_color(shmem_team_t parent_team, int color, int key, const shmem_team_config_t *config,
-                            long config_mask, shmem_team_t *new_team);
+/* shmemx_team_split_color(parent_team, color, key, config, config_mask, new_team) and
+ * shmemx_team_split_color_nb(..., req): section 3. */
 
 /* Non-blocking creation (UCC's post/test). Each _nb routine starts the creation and returns 0
  * (nonzero, with *req == SHMEMX_TEAM_REQUEST_NULL and INVALID outputs, only when it cannot
@@ -81,18 +80,6 @@ typedef struct ferroshmem_team_request *shmemx_team_request_t;
 #define SHMEMX_TEAM_CREATE_DONE 0
 #define SHMEMX_TEAM_CREATE_IN_PROGRESS 1
 
-int shmemx_team_split_strided_nb(shmem_team_t parent_team, int start, int stride, int size,
-                                 const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team,
-                                 shmemx_team_request_t *req);
-int shmemx_team_split_2d_nb(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config,
-                            long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
-                            long yaxis_mask, shmem_team_t *yaxis_team, shmemx_team_request_t *req);
-int shmemx_team_split_color_nb(shmem_team_t parent_team, int color, int key, const shmem_team_config_t *config,
-                               long config_mask, shmem_team_t *new_team, shmemx_team_request_t *req);
-int shmemx_team_init_nb(shmem_team_t *team, shmemx_team_config_t *config, long config_mask, int npes,
-                        int pe_idx_in_team, shmemx_team_request_t *req);
-int shmemx_team_create_test(shmemx_team_request_t req);
-int shmemx_team_create_wait(shmemx_team_request_t req);
 
 /* Team usage on the calling PE (also printed at init by PE 0 with SHMEM_INFO=1). A PE can
  * belong to `capacity` teams at once (SHMEMX_TEAM_SLOTS, default 8192); each costs
@@ -107,10 +94,15 @@ typedef struct {
     long shared_bytes_per_team;
     long private_bytes_per_team;
 } shmemx_team_info_t;
-int shmemx_team_info(shmemx_team_info_t *info);
 
-/* The level last given to shmem_pcontrol (1 until a program sets one), for profiling tools. */
-int shmemx_pcontrol_level(void);
+/* shmemx_pcontrol_level(): the level last given to shmem_pcontrol (1 until a program sets
+ * one), for profiling tools. */
+
+/* ===================================================================================== */
+/* 3. Routines (named through FERROSHMEM_API, see shmem.h)                                */
+/* ===================================================================================== */
+
+#include "ferroshmemx_routines.h"
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,7 +1,9 @@
 //! Atomic memory operations: `shmem_TYPE_atomic_*` and their `_nbi` and context forms. Every
 //! AMO type is a 32- or 64-bit word for the core (`fcore::atomic::amo::<u32 | u64>`); signed,
 //! `size_t`, `ptrdiff_t` and floating types travel as bit casts. The `_nbi` fetching forms
-//! complete at once and store the fetched value before returning.
+//! complete at once and store the fetched value before returning. The pre-1.4 names
+//! (`shmem_TYPE_fadd`, `_finc`, `_add`, `_inc`, `_cswap`, `_swap`, `_fetch`, `_set`) are entry
+//! points of the `_atomic_` routines (see the end of this file).
 
 use std::ffi::c_int;
 
@@ -146,3 +148,31 @@ amo_standard_types!(amo_extended);
 amo_extended_only_types!(amo_extended);
 amo_standard_types!(amo_standard);
 amo_bitwise_types!(amo_bitwise);
+
+/// The deprecated names (before OpenSHMEM 1.4) of one `_atomic_` routine, `shmem_TYPE_$old` and
+/// its profiling name `pshmem_TYPE_$old`: entry points that jump straight to
+/// `shmem_TYPE_atomic_$new` (the same code, one jump; no context forms).
+macro_rules! amo_old_names {
+    ($n:ident: $($old:ident => $new:ident),*) => { paste::paste! {$(
+        entry_alias!([<shmem_ $n _ $old>] => [<shmem_ $n _atomic_ $new>]);
+        entry_alias!([<pshmem_ $n _ $old>] => [<shmem_ $n _atomic_ $new>]);
+    )*} };
+}
+
+/// fetch, set, swap under their old names, for every type of the extended AMO routines.
+macro_rules! amo_old_extended {
+    ($($n:ident: $t:ty),* $(,)?) => {$(
+        amo_old_names!($n: fetch => fetch, set => set, swap => swap);
+    )*};
+}
+
+/// cswap, finc, inc, fadd, add under their old names, for every standard AMO type.
+macro_rules! amo_old_standard {
+    ($($n:ident: $t:ty),* $(,)?) => {$(
+        amo_old_names!($n: cswap => compare_swap, finc => fetch_inc, inc => inc, fadd => fetch_add, add => add);
+    )*};
+}
+
+amo_standard_types!(amo_old_extended);
+amo_extended_only_types!(amo_old_extended);
+amo_standard_types!(amo_old_standard);

@@ -131,6 +131,7 @@ macro_rules! team_moves {
                 coll::alltoalls(rt, g, R, dest as usize, source as usize, $size, dst, sst, nelems)
             })
         }
+        pshmem!($bcast, $collect, $fcollect, $alltoall, $alltoalls);
     };
 }
 
@@ -161,6 +162,7 @@ macro_rules! team_reduce {
             const R: &str = stringify!([<shmem_ $n _ $name _reduce>]);
             on_team(R, team, |rt, g| coll::reduce::<$t, $op>(rt, g, R, dest as usize, source as usize, nreduce))
         }
+        pshmem!([<shmem_ $n _ $name _reduce>]);
     )*} };
 }
 
@@ -180,6 +182,7 @@ macro_rules! to_all {
                 coll::reduce::<$t, $op>(rt, set, R, dest as usize, source as usize, nreduce)
             })
         }
+        pshmem!([<shmem_ $n _ $name _to_all>]);
     )*} };
 }
 
@@ -301,7 +304,13 @@ macro_rules! set_moves {
                 coll::alltoalls(rt, set, R, dest as usize, source as usize, $bits / 8, dst, sst, nelems)
             })
         }
+        pshmem!(
+            [<shmem_broadcast $bits>], [<shmem_collect $bits>], [<shmem_fcollect $bits>], [<shmem_alltoall $bits>],
+            [<shmem_alltoalls $bits>],
+        );
     )*} };
 }
 
 set_moves!(32, 64);
+
+pshmem!(shmem_barrier, shmem_sync);

@@ -271,6 +271,9 @@ macro_rules! ordering_routine {
             // SAFETY: the C caller passes a context handle.
             unsafe { Call::on(ctx, stringify!($ctxfn)) }.rt.$op();
         }
+        pshmem!($plain, $ctxfn);
     )*};
 }
 ordering_routine!(shmem_fence, shmem_ctx_fence, fence; shmem_quiet, shmem_ctx_quiet, quiet);
+
+pshmem!(shmem_ctx_create, shmem_ctx_destroy);

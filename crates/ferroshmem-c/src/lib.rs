@@ -13,9 +13,12 @@
 /// Defines the C routine `$plain` (on `SHMEM_CTX_DEFAULT`) and its context form `$ctxfn`
 /// (taking `shmem_ctx_t ctx` first) from one body, in which `$c` is the [`ctx::Call`].
 /// The routine name used in error messages is the C name, or the string given after `=`.
+/// Both get their profiling names (`pshmem_...`), except in the `=` form, which only the
+/// library's own helpers behind inline header routines use.
 macro_rules! ctx_pair {
     ($plain:ident, $ctxfn:ident, $($rest:tt)*) => {
         ctx_pair!($plain = stringify!($plain), $ctxfn = stringify!($ctxfn), $($rest)*);
+        pshmem!($plain, $ctxfn);
     };
     ($plain:ident = $pname:expr, $ctxfn:ident = $cname:expr,
      ($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)?, |$c:ident| $body:block) => {
@@ -32,6 +35,34 @@ macro_rules! ctx_pair {
             $body
         }
     };
+}
+
+/// Exports `$alias` as a second entry point of the C routine `$target`: a naked function whose
+/// only instruction jumps to `$target`, so the caller's arguments and return address pass
+/// through untouched (the Rust signature `()` is never used: C declares the real one). The
+/// library is linked with `-Bsymbolic-functions` (`build.rs`), so the jump reaches this
+/// library's `$target` even when the program defines a routine of that name itself.
+macro_rules! entry_alias {
+    ($alias:ident => $target:path) => {
+        // SAFETY: the body is one tail jump to a routine of this library with the same C
+        // signature: nothing is read or written, the stack and registers are the caller's.
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub extern "C" fn $alias() {
+            #[cfg(target_arch = "x86_64")]
+            ::std::arch::naked_asm!("jmp {}", sym $target);
+            #[cfg(target_arch = "aarch64")]
+            ::std::arch::naked_asm!("b {}", sym $target);
+        }
+    };
+}
+
+/// Exports `p$name` (the OpenSHMEM profiling name: `pshmem_putmem` for `shmem_putmem`) as an
+/// entry point of the routine `$name`. Every exported routine gets one.
+macro_rules! pshmem {
+    ($($name:ident),* $(,)?) => { paste::paste! {$(
+        entry_alias!([<p $name>] => $name);
+    )*} };
 }
 
 /// Calls `$m! { name: type, ... }` with the standard RMA types (spec Table "Standard RMA

@@ -117,6 +117,7 @@ macro_rules! pe_query {
         pub extern "C" fn $name() -> c_int {
             rt(stringify!($name)).$field as c_int
         }
+        pshmem!($name);
     )*};
 }
 pe_query!(shmem_my_pe => my_pe, shmem_n_pes => n_pes, _my_pe => my_pe, _num_pes => n_pes);
@@ -203,3 +204,21 @@ pub extern "C" fn shmem_pcontrol(level: c_int) {
 pub extern "C" fn shmemx_pcontrol_level() -> c_int {
     PCONTROL_LEVEL.load(std::sync::atomic::Ordering::Relaxed)
 }
+
+pshmem!(
+    shmem_init,
+    shmem_init_thread,
+    shmem_query_thread,
+    shmem_finalize,
+    shmem_barrier_all,
+    shmem_sync_all,
+    shmem_global_exit,
+    shmem_info_get_version,
+    shmem_info_get_name,
+    start_pes,
+    shmem_pe_accessible,
+    shmem_addr_accessible,
+    shmem_ptr,
+    shmem_pcontrol,
+    shmemx_pcontrol_level,
+);

@@ -89,3 +89,5 @@ pub extern "C" fn shmem_free(ptr: *mut c_void) {
     }
     check(rt.sym_free("shmem_free", ptr as usize));
 }
+
+pshmem!(shmem_malloc, shmem_malloc_with_hints, shmem_align, shmem_calloc, shmem_realloc, shmem_free);

@@ -112,6 +112,7 @@ macro_rules! p2p_fn {
             let n = unsafe { run::<$s>(&c, What::$what, stringify!($iv), $iv.cast::<$s>(), $ne, $ix, $st, $cmp, ($vals as *const $t).cast::<$s>(), $vec) };
             <$ret as FromCount>::from_count(n)
         }
+        pshmem!($name);
     };
 }
 
@@ -203,6 +204,7 @@ macro_rules! lock_routine {
             let c = Call::default(stringify!($name));
             $map(c.check(p2p::$core(c.rt, lock.cast_const())))
         }
+        pshmem!($name);
     )*};
 }
 lock_routine! {
@@ -210,3 +212,5 @@ lock_routine! {
     shmem_clear_lock -> () = clear_lock(|()| ());
     shmem_test_lock -> c_int = test_lock(|taken: bool| c_int::from(!taken));
 }
+
+pshmem!(shmem_wait, shmem_signal_fetch, shmem_signal_wait_until);

@@ -104,6 +104,7 @@ macro_rules! team_query {
         pub extern "C" fn $name(team: CTeam) -> c_int {
             rt(stringify!($name)).teams.get(handle(team)).map_or(-1, |$t| $value as c_int)
         }
+        pshmem!($name);
     )*};
 }
 team_query!(shmem_team_my_pe => |t| t.my_index, shmem_team_n_pes => |t| t.n_pes());
@@ -397,6 +398,7 @@ macro_rules! creation_pair {
             // SAFETY: the C caller's request pointer.
             unsafe { post_nb($r, req, p) }
         }
+        pshmem!($blocking, $nb);
     };
 }
 
@@ -779,3 +781,17 @@ pub unsafe extern "C" fn shmem_ctx_get_team(ctx: CtxHandle, team: *mut CTeam) ->
     unsafe { *team = c_team(c.scope.handle()) };
     0
 }
+
+pshmem!(
+    shmem_team_translate_pe,
+    shmem_team_ptr,
+    shmem_team_get_config,
+    shmemx_team_info,
+    shmemx_team_get_uniqueid,
+    shmemx_team_create_test,
+    shmemx_team_create_wait,
+    shmem_team_destroy,
+    shmem_team_sync,
+    shmem_team_create_ctx,
+    shmem_ctx_get_team,
+);

@@ -1,5 +1,6 @@
-//! Builds every C program under `tests/c` and `examples/c` with oshcc and runs it under oshrun as
-//! its directives say. A directive is a line
+//! Builds every C program under `tests/c`, `tests/launch` and `examples/c` and every C++ program
+//! under `tests/cxx` with oshcc (C++ with `OSHCC_CC=c++`) and runs it under oshrun as its
+//! directives say. A directive is a line
 //! `// oshrun-test: npes=1,2,4 expect-exit=0 [timeout=60] [max-ms=N] [env=NAME=VALUE] [expect-stdout-file=F] [expect-stderr=TEXT...]`
 //! where `expect-stderr` takes the rest of the line (a substring of stderr) and
 //! `expect-stdout-file` names a file (beside the source) that stdout must equal exactly.
@@ -59,12 +60,12 @@ fn parse(source: &Path) -> Vec<Directive> {
 fn sources() -> Vec<PathBuf> {
     let root = common::repo_root();
     let mut v = Vec::new();
-    for dir in ["tests/c", "tests/launch", "examples/c"] {
+    for (dir, ext) in [("tests/c", "c"), ("tests/launch", "c"), ("examples/c", "c"), ("tests/cxx", "cpp")] {
         if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
             v.extend(
                 rd.filter_map(|e| e.ok())
                     .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|x| x == "c")),
+                    .filter(|p| p.extension().is_some_and(|x| x == ext)),
             );
         }
     }

@@ -421,9 +421,15 @@ impl Runtime {
                 let bytes: Vec<u8> = payload.iter().flat_map(|w| w.to_ne_bytes()).collect();
                 let at = words.as_ptr() as usize - (self.ctrl.pe(pe) as *const PeCtrl as usize);
                 let sent = match delivery {
-                    Delivery::Message => {
-                        net.put_flagged(routine, pe, Region::Ctrl, at + 8, &bytes, at, FlagUpdate::AtLeast(flag))
-                    }
+                    Delivery::Message => net.put_flagged(
+                        routine,
+                        pe,
+                        Region::Ctrl,
+                        at + 8,
+                        &bytes,
+                        at,
+                        FlagUpdate::AtLeast(flag),
+                    ),
                     Delivery::Puts => net
                         .put(routine, pe, Region::Ctrl, at + 8, &bytes, Completion::Announced)
                         .map(|()| net.fence())
@@ -478,7 +484,9 @@ impl Runtime {
             Some(net) if !self.topology.is_local(pe) => {
                 let at = self.stage_addr(slot) - self.my_ctrl + offset;
                 let flag = self.slot_word_offset(slot, word);
-                if let Err(e) = net.put_flagged(routine, pe, Region::Ctrl, at, bytes, flag, FlagUpdate::AtLeast(value)) {
+                if let Err(e) =
+                    net.put_flagged(routine, pe, Region::Ctrl, at, bytes, flag, FlagUpdate::AtLeast(value))
+                {
                     fatal(&e);
                 }
             }
@@ -514,7 +522,8 @@ impl Runtime {
             Some(net) if !self.topology.is_local(pe) => net,
             _ => panic!("{routine}: a counted message to PE {pe} of this host"),
         };
-        let (region, offset) = self.region_of(dest, len).ok_or(Error::NotSymmetric { routine, addr: dest, len })?;
+        let (region, offset) =
+            self.region_of(dest, len).ok_or(Error::NotSymmetric { routine, addr: dest, len })?;
         let flag = self.slot_word_offset(slot, word);
         for k in 0..counted_messages(len) {
             let lo = k * COUNTED_CHUNK;

@@ -1,7 +1,9 @@
 //! `oshcc`: compiles and links C OpenSHMEM programs against ferroshmem. Every argument goes to
 //! the C compiler (`$OSHCC_CC`, else `cc`); oshcc adds the header directory, and when linking,
 //! libferroshmem with an rpath and the math library, all found relative to oshcc itself.
-//! `oshcc --showme` prints the command instead of running it.
+//! `oshcc --showme` prints the command instead of running it. `oshcc --shmem4py` also
+//! force-includes `ferroshmem_shmem4py.h`, the feature macros that the Python binding shmem4py
+//! needs to build on ferroshmem (`OSHCC="oshcc --shmem4py" pip install shmem4py`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -33,9 +35,15 @@ fn main() -> ExitCode {
     let mut user: Vec<String> = std::env::args().skip(1).collect();
     let showme = user.iter().any(|a| a.starts_with("--showme"));
     user.retain(|a| !a.starts_with("--showme"));
+    let shmem4py = user.iter().any(|a| a == "--shmem4py");
+    user.retain(|a| a != "--shmem4py");
     let links = !user.iter().any(|a| matches!(a.as_str(), "-c" | "-S" | "-E" | "-M" | "-MM"));
     let cc = std::env::var("OSHCC_CC").unwrap_or_else(|_| "cc".into());
     let mut args = vec![format!("-I{}", include.display())];
+    if shmem4py {
+        args.push("-include".into());
+        args.push(include.join("ferroshmem_shmem4py.h").display().to_string());
+    }
     args.extend(user);
     if links {
         args.push(format!("-L{}", lib.display()));

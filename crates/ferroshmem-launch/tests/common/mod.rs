@@ -129,7 +129,8 @@ pub fn run_job(
     JobResult { status: status.code(), stdout, stderr, elapsed, timed_out }
 }
 
-/// Compiles a C program with oshcc into the scratch directory; returns the executable.
+/// Compiles a C program (a C++ one for a `.cpp` source: oshcc with `OSHCC_CC=c++`, C++17) with
+/// oshcc into the scratch directory; returns the executable.
 ///
 /// Tests of one binary run in parallel and several compile the same source: the linker writes
 /// a name of its own and the finished file is renamed into place, so no test ever executes a
@@ -139,8 +140,14 @@ pub fn compile_c(source: &Path) -> PathBuf {
     let parent = source.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
     let exe = scratch_dir().join(format!("{parent}-{stem}"));
     let partial = scratch_dir().join(format!("{parent}-{stem}.{}", new_token()));
-    let out: Output = Command::new(oshcc())
-        .args(["-std=gnu11", "-O1", "-g", "-Wall", "-Werror"])
+    let cxx = source.extension().is_some_and(|x| x == "cpp");
+    let mut cmd = Command::new(oshcc());
+    if cxx {
+        cmd.env("OSHCC_CC", "c++");
+    }
+    let out: Output = cmd
+        .arg(if cxx { "-std=c++17" } else { "-std=gnu11" })
+        .args(["-O1", "-g", "-Wall", "-Werror"])
         .arg(source)
         .arg("-lm")
         .arg("-o")
