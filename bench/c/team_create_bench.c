@@ -4,13 +4,16 @@
  *   team_sync              shmem_team_sync(SHMEM_TEAM_WORLD)
  *   split_strided_destroy  shmem_team_split_strided(WORLD, 0, 1, npes) + shmem_team_destroy
  *   split_2d_destroy       shmem_team_split_2d(WORLD, xrange 2) + destroy of both teams
+ *   split_color_destroy    shmemx_team_split_color(WORLD, color 0, key me % 2) + destroy: one
+ *                          team of every PE like split_strided's, evens first then odds (an
+ *                          explicit list of members from 3 PEs on)
  * Same methodology as coll_bench.c: each figure is the median over BATCHES batches of the time
  * per operation in a batch of REPS back-to-back operations, measured on PE 0 from a barrier to
  * the barrier that follows the batch, after a warm-up of REPS / 4 + 1 operations.
  * Output, one line per figure (bytes always 0):
  *   coll <name> 0 <npes> <median microseconds>
  * Usage: team_create_bench [reps]   (default 100) */
-#include <shmem.h>
+#include <shmemx.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -48,6 +51,13 @@ static void op_split_2d(void) {
     shmem_team_destroy(y);
 }
 
+static void op_split_color(void) {
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    int rc = shmemx_team_split_color(SHMEM_TEAM_WORLD, 0, me % 2, NULL, 0, &t);
+    if (rc || t == SHMEM_TEAM_INVALID) fail("shmemx_team_split_color", rc);
+    shmem_team_destroy(t);
+}
+
 static void bench(const char *name, void (*op)(void), int reps) {
     double t[BATCHES];
     for (int i = 0; i < reps / 4 + 1; i++) op(); /* warm up */
@@ -74,6 +84,7 @@ int main(int argc, char **argv) {
     bench("team_sync", op_sync, reps);
     bench("split_strided_destroy", op_split_strided, reps);
     if (npes >= 2) bench("split_2d_destroy", op_split_2d, reps);
+    bench("split_color_destroy", op_split_color, reps);
     shmem_barrier_all();
     shmem_finalize();
     return 0;

@@ -4,7 +4,8 @@
  *
  * Sections:
  *   1. Library identification
- *   2. Teams: node teams, arbitrary teams (team_init), non-blocking creation, usage
+ *   2. Teams: node teams, arbitrary teams (team_init), split by color, non-blocking creation,
+ *      usage
  *   3. The routines, declared in ferroshmemx_routines.h (pshmemx.h declares them again under
  *      their profiling names, pshmemx_...)
  */
@@ -53,6 +54,16 @@ typedef struct {
     shmemx_team_uniqueid_t uniqueid;
 } shmemx_team_config_t;
 
+
+/* Split by color and key (like MPI_Comm_split). Every PE of the parent calls it; the PEs that
+ * pass the same color (>= 0) form one team, ordered by key and then by parent PE number; a PE
+ * that passes SHMEMX_COLOR_UNDEFINED gets SHMEM_TEAM_INVALID. One collective call makes all
+ * the (disjoint) teams, with one agreement; failures are as for shmem_team_split_strided (the
+ * same code on every PE, no team made anywhere). A negative color other than
+ * SHMEMX_COLOR_UNDEFINED is an invalid argument. */
+#define SHMEMX_COLOR_UNDEFINED (-1)
+/* shmemx_team_split_color(parent_team, color, key, config, config_mask, new_team) and
+ * shmemx_team_split_color_nb(..., req): section 3. */
 
 /* Non-blocking creation (UCC's post/test). Each _nb routine starts the creation and returns 0
  * (nonzero, with *req == SHMEMX_TEAM_REQUEST_NULL and INVALID outputs, only when it cannot

@@ -1,4 +1,4 @@
-//! Teams in the C ABI: queries, splits (blocking and non-blocking), arbitrary teams by unique
+//! Teams in the C ABI: queries, splits (strided, 2D and by color; blocking and non-blocking), arbitrary teams by unique
 //! id, destroy, team sync, team contexts and the usage query.
 //!
 //! A `shmem_team_t` is a pointer-sized integer that *is* the core's [`TeamHandle`] (0 INVALID,
@@ -349,6 +349,39 @@ unsafe fn two_d(
     core::split_2d_start(rt, routine, p, xrange as i64, xc, yc)
 }
 
+/// `SHMEMX_COLOR_UNDEFINED`: the color of a PE that joins no team of a split by color.
+pub const COLOR_UNDEFINED: c_int = -1;
+
+/// The request of a split by color.
+///
+/// # Safety
+/// Pointers as `shmemx_team_split_color` takes them.
+#[allow(clippy::too_many_arguments)]
+unsafe fn by_color(
+    rt: &Runtime,
+    routine: &'static str,
+    p: Arc<TeamInner>,
+    color: c_int,
+    key: c_int,
+    config: *const ConfigC,
+    mask: c_long,
+    new_team: *mut CTeam,
+) -> CreateRequest {
+    let present = outputs_present(routine, &[new_team]);
+    // SAFETY: forwarded contract.
+    let cfg = present.clone().and_then(|_| unsafe { split_config(routine, config, mask) });
+    let color = present.and_then(|_| match color {
+        COLOR_UNDEFINED => Ok(None),
+        c if c >= 0 => Ok(Some(c as u32)),
+        c => Err(Error::invalid(
+            routine,
+            "color",
+            format!("{c} is negative and not SHMEMX_COLOR_UNDEFINED ({COLOR_UNDEFINED})"),
+        )),
+    });
+    core::split_color_start(rt, routine, p, color, key as i64, cfg)
+}
+
 /// Defines a blocking creation routine and its `_nb` form (which takes a trailing
 /// `shmemx_team_request_t *req`) from one parameter list and one body, an expression giving
 /// `Option<Pending>` in which `$rt` is the runtime and `$r` the routine's name.
@@ -411,6 +444,23 @@ creation_pair!(
         unsafe {
             two_d(rt, R, p, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config, yaxis_mask, yaxis_team)
         }
+    })
+);
+
+creation_pair!(
+    shmemx_team_split_color,
+    shmemx_team_split_color_nb,
+    (
+        parent_team: CTeam,
+        color: c_int,
+        key: c_int,
+        config: *const ConfigC,
+        config_mask: c_long,
+        new_team: *mut CTeam,
+    ),
+    |rt, R| split(rt, R, parent_team, Out::One(new_team as usize), |p| {
+        // SAFETY: the C caller's pointers, as the routine takes them.
+        unsafe { by_color(rt, R, p, color, key, config, config_mask, new_team) }
     })
 );
 

@@ -113,6 +113,7 @@ const CASES: &[Case] = &[
     },
     case("tests/c/team_capacity.c"),
     case("tests/c/team_init.c"),
+    case("tests/c/team_split_color.c"),
     Case {
         env: &[("SHMEMX_CHECK_COLLECTIVES", "1")],
         expect_output: Some("shmem_team_split_strided on SHMEM_TEAM_WORLD: PE 0"),
@@ -135,6 +136,7 @@ const CASES: &[Case] = &[
     rust("rust_teams", "split_2d_rows_and_columns"),
     rust("rust_teams", "nonblocking_creation_overlaps_other_collectives"),
     rust("rust_teams", "arbitrary_teams_by_unique_id_two_in_flight"),
+    rust("rust_teams", "split_color_against_a_model"),
     rust("rust_teams", "threads_run_collectives_on_different_teams_at_once"),
     Case {
         only_on: Some(ONE_SIDED_LAYOUTS),

@@ -14,6 +14,7 @@ fn every_example_runs_on_several_pe_counts() {
         "p2p",
         "team_split_strided",
         "team_split_2d",
+        "team_split_color",
         "team_translate",
         "team_init",
         "team_nb",

@@ -165,6 +165,101 @@ fn nonblocking_creation_overlaps_other_collectives() {
     });
 }
 
+/// The model of a split by color: the parent numbers of member `p`'s team in team order
+/// (`None`: undefined color).
+fn color_model(entries: &[(Option<u32>, i64)], p: usize) -> Option<Vec<usize>> {
+    let color = entries[p].0?;
+    let mut team: Vec<usize> = (0..entries.len()).filter(|&q| entries[q].0 == Some(color)).collect();
+    team.sort_by_key(|&q| (entries[q].1, q));
+    Some(team)
+}
+
+/// Checks `team`, what parent member `parent.my_pe()` got from a split of `parent` by
+/// `entries`, against the model: size, number, translate_pe both ways, world numbers; and
+/// syncs it.
+fn check_color_team(
+    parent: &ferroshmem::Team,
+    entries: &[(Option<u32>, i64)],
+    team: &Option<ferroshmem::Team>,
+) {
+    let p = parent.my_pe();
+    match (color_model(entries, p), team) {
+        (None, None) => {}
+        (Some(model), Some(t)) => {
+            assert_eq!(t.n_pes(), model.len(), "{entries:?}");
+            assert_eq!(Some(t.my_pe()), model.iter().position(|&q| q == p), "{entries:?}");
+            for (rank, &q) in model.iter().enumerate() {
+                assert_eq!(parent.translate_pe(q, t), Some(rank), "{entries:?}");
+                assert_eq!(t.translate_pe(rank, parent), Some(q), "{entries:?}");
+                assert_eq!(t.world_pe(rank), parent.world_pe(q), "{entries:?}");
+            }
+            for q in (0..entries.len()).filter(|q| !model.contains(q)) {
+                assert_eq!(parent.translate_pe(q, t), None, "{entries:?}");
+            }
+            assert_eq!(t.translate_pe(model.len(), parent), None);
+            t.sync().unwrap();
+        }
+        (model, team) => panic!("{entries:?}: model {model:?}, team {team:?}"),
+    }
+}
+
+#[test]
+fn split_color_against_a_model() {
+    common::spmd("split_color_against_a_model", PE_COUNTS, &[], |s| {
+        use proptest::strategy::{Strategy, ValueTree};
+        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+        let n = s.n_pes();
+        let world = s.team_world();
+        let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
+        // Every PE draws the same cases: proptest's generator with a fixed seed (no shrinking,
+        // which each PE would do on its own).
+        let mut runner =
+            TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[14; 32]));
+        let entries_of = |len: usize, runner: &mut TestRunner| {
+            proptest::collection::vec((proptest::option::weighted(0.85, 0u32..4), -3i64..3), len)
+                .new_tree(runner)
+                .unwrap()
+                .current()
+        };
+        for round in 0..40 {
+            let parent = if round % 2 == 0 { &world } else { &rev };
+            let entries = entries_of(n, &mut runner);
+            let (color, key) = entries[parent.my_pe()];
+            let config = TeamConfig { num_contexts: round % 3 };
+            let team = if round % 4 == 3 {
+                match parent.split_color_nb(color, key, config).wait().unwrap() {
+                    NewTeams::One(t) => t,
+                    NewTeams::Two(..) => panic!("a split by color makes one team"),
+                }
+            } else {
+                parent.split_color(color, key, config).unwrap()
+            };
+            check_color_team(parent, &entries, &team);
+            if let Some(t) = &team {
+                assert_eq!(t.config(), config);
+            }
+            // Nested: every team splits again (each team draws its own entries; the teams
+            // split at once, disjoint).
+            let inner = entries_of(12, &mut runner);
+            if let Some(t) = &team {
+                let inner = &inner[..t.n_pes()];
+                let (c, k) = inner[t.my_pe()];
+                let nested = t.split_color(c, k, DEFAULT).unwrap();
+                check_color_team(t, inner, &nested);
+                if let Some(nt) = nested {
+                    nt.destroy().unwrap();
+                }
+            }
+            if let Some(t) = team {
+                t.destroy().unwrap();
+            }
+        }
+        // Everybody undefined: no team, no error.
+        assert!(world.split_color(None, 0, DEFAULT).unwrap().is_none());
+        s.barrier_all();
+    });
+}
+
 #[test]
 fn checked_mode_names_who_passed_what() {
     common::spmd(

@@ -482,7 +482,7 @@ pub struct TeamRequest {
 /// The teams a completed request made on this PE.
 #[derive(Debug)]
 pub enum NewTeams {
-    /// A strided split: the team, or `None` for a non-member.
+    /// A strided split or a split by color: the team, or `None` for a non-member.
     One(Option<Team>),
     /// split_2d: (x-axis team, y-axis team).
     Two(Team, Team),
@@ -685,6 +685,31 @@ impl Team {
         match self.split_2d_nb(xrange, xconfig, yconfig).wait()? {
             NewTeams::Two(x, y) => Ok((x, y)),
             NewTeams::One(_) => unreachable!("split_2d makes two teams"),
+        }
+    }
+
+    /// Starts a split by color and key; see [`Team::split_color`].
+    pub fn split_color_nb(&self, color: Option<u32>, key: i64, config: TeamConfig) -> TeamRequest {
+        let parent = Some(self.inner.claim("Team::split_color"));
+        let req = teams::split_color_start(
+            self.rt,
+            "Team::split_color",
+            self.inner.clone(),
+            Ok(color),
+            key,
+            Ok(config),
+        );
+        TeamRequest { req: Some(req), rt: self.rt, parent }
+    }
+
+    /// `shmemx_team_split_color` (like `MPI_Comm_split`): every PE of this team calls it; the
+    /// PEs that pass the same `color` form one team, ordered by `key` and then by their number
+    /// in this team. `None` (`SHMEMX_COLOR_UNDEFINED`) joins no team and gets `Ok(None)`. One
+    /// collective call makes all the teams; `Err` on every PE if any PE fails.
+    pub fn split_color(&self, color: Option<u32>, key: i64, config: TeamConfig) -> SplitResult {
+        match self.split_color_nb(color, key, config).wait()? {
+            NewTeams::One(t) => Ok(t),
+            NewTeams::Two(..) => unreachable!("a split by color makes one team per PE"),
         }
     }
 

@@ -45,7 +45,8 @@ pub(crate) const PAGE: usize = 4096;
 /// Offset of the first PE control block.
 pub(crate) const CTRL_BASE: usize = PAGE;
 /// Words of a team slot before its mailboxes: sync flags (0..32), central sync (32, 40),
-/// checked-mode arguments (48..64), collective flags (64..80), the eager scratch ring
+/// checked-mode arguments (48..64), collective flags (64..88), split_color entries (96..104,
+/// `team::color`), the eager scratch ring
 /// (128..256), the central mailbox (256..384) (see `coll`), and the words of teams across
 /// hosts (384..512, [`SLOT_HOST_WORDS`]).
 pub(crate) const SLOT_FIXED_WORDS: usize = 512;

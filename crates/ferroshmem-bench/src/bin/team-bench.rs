@@ -1,4 +1,5 @@
-//! Cost of team management: split_strided + destroy, split_2d + destroy, translate_pe.
+//! Cost of team management: split_strided + destroy, split_2d + destroy, split_color +
+//! destroy, translate_pe.
 //! Run: `cargo build --release && target/release/oshrun -n 2 target/release/team-bench`.
 //! Figures are medians over `SAMPLES` batches, per operation, on every PE (PE 0 prints).
 
@@ -21,6 +22,13 @@ fn main() -> ferroshmem::Result<()> {
         x.destroy().unwrap();
         y.destroy().unwrap();
     });
+    // One team of every PE like split_strided's, evens first then odds (an explicit list of
+    // members from 3 PEs on).
+    let me = shmem.my_pe();
+    let color = per_op(&shmem, iters, true, || {
+        let t = world.split_color(Some(0), (me % 2) as i64, cfg).unwrap();
+        t.unwrap().destroy().unwrap();
+    });
     let reversed = world.split_strided(n as i64 - 1, -1, n as i64, cfg)?.expect("every PE is a member");
     // Translation is local: time it on PE 0 alone while the others wait.
     let mut sink = 0usize;
@@ -36,6 +44,7 @@ fn main() -> ferroshmem::Result<()> {
         println!("ferroshmem team benchmark, {n} PEs, medians of {SAMPLES} batches");
         println!("split_strided + destroy  {strided:10.1} ns");
         println!("split_2d + destroy       {two_d:10.1} ns");
+        println!("split_color + destroy    {color:10.1} ns");
         println!("translate_pe             {translate:10.1} ns");
         println!("team_sync (reversed)     {sync:10.1} ns");
         println!(

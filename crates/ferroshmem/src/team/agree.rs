@@ -370,7 +370,11 @@ impl SlotAgreement {
             self.unreserve(rt);
             return Some(Agreed::Mismatch);
         }
-        let converged = (0..self.axes).all(|a| r[PROPOSAL_MAX + 2 * a] == !r[PROPOSAL_MIN + 2 * a]);
+        // An axis without any member (split_color where every PE passed an undefined color)
+        // has only the identity proposals: there is nothing to choose.
+        let nobody = |a: usize| r[PROPOSAL_MIN + 2 * a] == !u64::MAX;
+        let converged =
+            (0..self.axes).all(|a| nobody(a) || r[PROPOSAL_MAX + 2 * a] == !r[PROPOSAL_MIN + 2 * a]);
         if converged {
             let mut slots = [0usize; MAX_AXES];
             let mut base_epoch = 0;

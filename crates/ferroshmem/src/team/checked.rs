@@ -46,6 +46,7 @@ pub const ROUTINES: &[&str] = &[
     "shmem_free",
     "Shmem::alloc",
     "SymSlice::free",
+    "shmemx_team_split_color",
 ];
 
 /// Names that are the same collective as another (a blocking call matches its `_nb` form).
@@ -55,6 +56,8 @@ const ALIASES: &[(&str, &str)] = &[
     ("shmemx_team_init_nb", "shmemx_team_init"),
     ("Shmem::team_init", "shmemx_team_init"),
     ("Team::destroy", "shmem_team_destroy"),
+    ("shmemx_team_split_color_nb", "shmemx_team_split_color"),
+    ("Team::split_color", "shmemx_team_split_color"),
 ];
 
 /// Slot words where PEs publish their call when a mismatch is found (after the sync flags and

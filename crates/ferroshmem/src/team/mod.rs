@@ -12,6 +12,7 @@
 
 pub mod agree;
 pub mod checked;
+pub mod color;
 pub mod host_groups;
 pub mod pe_set;
 pub mod slots;
@@ -134,6 +135,9 @@ pub struct TeamInner {
     /// Whether an operation of the safe Rust API is under way on this team (see
     /// [`TeamInner::claim`]).
     busy: AtomicBool,
+    /// Successful `split_color`s with this team as the parent (which buffer of
+    /// [`color`] entries is next).
+    color_splits: AtomicU64,
 }
 
 impl TeamInner {
@@ -161,6 +165,7 @@ impl TeamInner {
             staged_exchanges: AtomicU64::new(0),
             staged_credit: AtomicU64::new(0),
             busy: AtomicBool::new(false),
+            color_splits: AtomicU64::new(0),
         }
     }
 
@@ -543,6 +548,13 @@ enum Plan {
     /// Membership of the new team if this PE is in it.
     One(Option<(PeSet, TeamConfig)>),
     Two((PeSet, TeamConfig), (PeSet, TeamConfig)),
+    /// split_color: this PE's color (`None`: undefined, no team), whose entry (with its key)
+    /// is published in `round`; the membership is known once every PE's entry can be read.
+    Color {
+        color: Option<u32>,
+        config: TeamConfig,
+        round: color::Round,
+    },
 }
 
 #[derive(Debug)]
@@ -582,6 +594,9 @@ impl CreateRequest {
         let (axes, member) = match &plan {
             Plan::One(m) => (1, m.is_some()),
             Plan::Two(..) => (2, true),
+            // One slot for all the colors' teams: they are disjoint, so they share it (as the
+            // rows of split_2d do).
+            Plan::Color { color, .. } => (1, color.is_some()),
         };
         let code = local_error.as_ref().map_or(0, |_| codes::INVALID_ARGUMENT);
         let hash = if rt.checked { signature.hash() } else { 0 };
@@ -689,6 +704,21 @@ impl CreateRequest {
                 self.created = Some(match plan {
                     Plan::One(m) => Created::One(m.map(|m| make(m, slots[0]))),
                     Plan::Two(x, y) => Created::Two(make(x, slots[0]), make(y, slots[1])),
+                    Plan::Color { color, config, round } => {
+                        let Progress::Split { parent, .. } = &self.progress else {
+                            unreachable!("split_color agrees over its parent")
+                        };
+                        let team = color.map(|_| {
+                            let entries = color::read_all(rt, routine, parent, round);
+                            let pes = parent
+                                .pes
+                                .split_color(&entries, parent.my_index, rt.n_pes)
+                                .expect("this PE's color is defined");
+                            make((pes, config), slots[0])
+                        });
+                        color::done(parent);
+                        Created::One(team)
+                    }
                 });
                 Ok(())
             }
@@ -776,6 +806,30 @@ pub fn split_2d_start(
         Ok(Plan::Two((row, xconfig), (col, yconfig)))
     })();
     let signature = Signature::new(routine, &[xrange]);
+    CreateRequest::start(rt, routine, parent, plan, signature)
+}
+
+/// Starts `shmemx_team_split_color`: the PEs of `parent` with the same color form a team,
+/// ordered by key and then by parent PE number; `None` (undefined) is in no team. One
+/// agreement over the parent chooses one slot for all the teams; the (color, key) entries
+/// travel beside it (see [`color`]). `color` and `config` are `Err` for this PE's invalid
+/// arguments, which fail the creation on every PE.
+pub fn split_color_start(
+    rt: &Runtime,
+    routine: &'static str,
+    parent: Arc<TeamInner>,
+    color: Result<Option<u32>>,
+    key: i64,
+    config: Result<TeamConfig>,
+) -> CreateRequest {
+    let plan = color.and_then(|color| {
+        let config = config?;
+        let round = color::Round::next(&parent);
+        color::publish(rt, &parent, round, color, key);
+        Ok(Plan::Color { color, config, round })
+    });
+    // Colors and keys differ between PEs by design: only the routine must match.
+    let signature = Signature::new(routine, &[]);
     CreateRequest::start(rt, routine, parent, plan, signature)
 }
 

@@ -1,8 +1,8 @@
 //! Team arithmetic: which world PEs a team holds, in which order. Pure functions, no I/O.
 //!
 //! A strided team (start, stride, size in world PE numbers; the stride may be negative, and is
-//! 0 only for a team of one) covers every team a split of a strided team can make, so only
-//! arbitrary teams (`team_init`) need the list form. Translation is O(1) for strided teams and
+//! 0 only for a team of one) covers every team a strided or 2D split of a strided team can
+//! make, so only arbitrary teams (`team_init`) and splits by color need the list form. Translation is O(1) for strided teams and
 //! O(1) through a dense reverse map for lists.
 
 use std::sync::Arc;
@@ -140,6 +140,23 @@ impl PeSet {
         }
     }
 
+    /// `split_color`: the team of parent member `me` when member `i` passed
+    /// `entries[i] = (color, key)`: the members with `me`'s color, ordered by key and then by
+    /// parent member number. `None` when `me`'s color is undefined. `entries` has one entry per
+    /// member of this team.
+    pub fn split_color(&self, entries: &[(Option<u32>, i64)], me: usize, world_size: usize) -> Option<PeSet> {
+        debug_assert_eq!(entries.len(), self.size());
+        let color = entries[me].0?;
+        let mut members: Vec<(i64, usize)> =
+            entries.iter().enumerate().filter(|(_, e)| e.0 == Some(color)).map(|(i, e)| (e.1, i)).collect();
+        // (key, parent number) pairs are distinct, so an unstable sort gives the one order.
+        members.sort_unstable();
+        Some(PeSet::from_list(
+            members.into_iter().map(|(_, i)| self.world_pe(i) as u32).collect(),
+            world_size,
+        ))
+    }
+
     /// The (x, y) grid of `split_2d` with `xrange` columns (already clamped to 1..=size):
     /// row `y` (the x-axis team) and column `x` (the y-axis team), as splits of this team.
     pub fn row(&self, y: usize, xrange: usize, world_size: usize) -> PeSet {
@@ -265,6 +282,107 @@ mod tests {
                 prop_assert_eq!(s2.index_of(s1.world_pe(i)), expected);
             }
         }
+    }
+
+    /// The model of split_color: member `p`'s team number is how many members of its color
+    /// come before it by (key, parent number); the team lists them in that order.
+    fn model_color(parent: &[u32], entries: &[(Option<u32>, i64)], me: usize) -> Option<Vec<u32>> {
+        let color = entries[me].0?;
+        let same: Vec<usize> = (0..parent.len()).filter(|&q| entries[q].0 == Some(color)).collect();
+        let rank = |p: usize| same.iter().filter(|&&q| (entries[q].1, q) < (entries[p].1, p)).count();
+        let mut team = vec![0u32; same.len()];
+        for &q in &same {
+            team[rank(q)] = parent[q];
+        }
+        Some(team)
+    }
+
+    /// Random (color, key) entries: few colors and keys, so that teams share PEs and keys tie.
+    fn color_entries(n: usize) -> impl Strategy<Value = Vec<(Option<u32>, i64)>> {
+        proptest::collection::vec((proptest::option::weighted(0.85, 0u32..4), -3i64..3), n)
+    }
+
+    /// (world size, parent members, one (color, key) entry per member).
+    type ParentCase = (usize, Vec<u32>, Vec<(Option<u32>, i64)>);
+
+    /// A parent team (the world, or an arbitrary team) with one entry per member.
+    fn parent_with_entries() -> impl Strategy<Value = ParentCase> {
+        (1usize..=12)
+            .prop_flat_map(|world| {
+                (Just(world), prop_oneof![Just((0..world as u32).collect()), arbitrary_team(world)])
+            })
+            .prop_flat_map(|(world, parent)| {
+                let n = parent.len();
+                (Just(world), Just(parent), color_entries(n))
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn split_color_matches_model((world, parent, entries) in parent_with_entries()) {
+            let set = PeSet::from_list(parent.clone(), world);
+            let n = parent.len();
+            let teams: Vec<Option<PeSet>> = (0..n).map(|me| set.split_color(&entries, me, world)).collect();
+            for me in 0..n {
+                let model = model_color(&parent, &entries, me);
+                prop_assert_eq!(teams[me].is_some(), model.is_some());
+                let (Some(team), Some(model)) = (&teams[me], model) else { continue };
+                // Membership and order, and index_of for every world PE.
+                check_against_model(team, &model, world)?;
+                // This PE is in its own team, at its rank.
+                let mine = team.index_of(parent[me] as usize);
+                prop_assert_eq!(mine.map(|i| team.world_pe(i)), Some(parent[me] as usize));
+                // translate_pe from the parent: a member of the same color maps to its rank,
+                // everybody else to nothing; and back.
+                for q in 0..n {
+                    let to = team.index_of(set.world_pe(q));
+                    prop_assert_eq!(to.is_some(), entries[q].0 == entries[me].0);
+                    if let Some(i) = to {
+                        prop_assert_eq!(set.index_of(team.world_pe(i)), Some(q));
+                    }
+                }
+                // Every member of the color computes the same team.
+                for q in 0..n {
+                    if entries[q].0 == entries[me].0 {
+                        prop_assert_eq!(teams[q].as_ref(), Some(team));
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn nested_split_color_matches_model(
+            (world, parent, entries) in parent_with_entries(),
+            inner in color_entries(12),
+        ) {
+            let set = PeSet::from_list(parent.clone(), world);
+            for me in 0..parent.len() {
+                let (Some(team), Some(model)) = (set.split_color(&entries, me, world), model_color(&parent, &entries, me)) else { continue };
+                // Split the team again: member i of the team passes inner[i].
+                let inner = &inner[..team.size()];
+                let my_index = team.index_of(parent[me] as usize).unwrap();
+                let nested = team.split_color(inner, my_index, world);
+                let nested_model = model_color(&model, inner, my_index);
+                prop_assert_eq!(nested.is_some(), nested_model.is_some());
+                if let (Some(nested), Some(nested_model)) = (nested, nested_model) {
+                    check_against_model(&nested, &nested_model, world)?;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn split_color_orders_by_key_then_parent_number() {
+        let w = PeSet::world(6);
+        // Colors 0 1 0 1 - 0, keys 5 0 5 -1 0 2: color 0 is PEs 5 (key 2), 0 and 2 (key 5, by number).
+        let e = [(Some(0), 5), (Some(1), 0), (Some(0), 5), (Some(1), -1), (None, 0), (Some(0), 2)];
+        assert_eq!(members(&w.split_color(&e, 0, 6).unwrap()), vec![5, 0, 2]);
+        assert_eq!(members(&w.split_color(&e, 1, 6).unwrap()), vec![3, 1]);
+        assert_eq!(w.split_color(&e, 4, 6), None);
+        // Equal keys in parent order of a reversed parent.
+        let rev = w.split_strided(5, -1, 6, 6);
+        let same = [(Some(7), 0); 6];
+        assert_eq!(members(&rev.split_color(&same, 3, 6).unwrap()), vec![5, 4, 3, 2, 1, 0]);
     }
 
     #[test]
