@@ -489,12 +489,7 @@ fn dropped_requests_complete_and_release_their_slots() {
 
 /// Runs `body` as a job of `npes` PEs that must fail (every PE panics) with `message`.
 fn spmd_panics(name: &str, npes: usize, body: fn(&ferroshmem::Shmem), message: &str) {
-    if let Ok(which) = std::env::var(common::SPMD_CHILD) {
-        if which == name {
-            let shmem = ferroshmem::Shmem::init().expect("init");
-            body(&shmem);
-            shmem.finalize();
-        }
+    if common::run_if_pe(name, body) {
         return;
     }
     let exe = std::env::current_exe().unwrap();

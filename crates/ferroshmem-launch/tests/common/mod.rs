@@ -188,16 +188,26 @@ pub fn compile_c(source: &Path) -> PathBuf {
 /// Environment variable telling a re-executed test binary which test body to run as a PE.
 pub const SPMD_CHILD: &str = "FERROSHMEM_SPMD_TEST";
 
+/// In a PE of a test job (the process carries [`SPMD_CHILD`]): runs `body` between init and
+/// finalize when the job is test `name`'s, and says true (the caller returns). In the test
+/// process itself: false.
+pub fn run_if_pe(name: &str, body: fn(&ferroshmem::Shmem)) -> bool {
+    let Ok(which) = std::env::var(SPMD_CHILD) else {
+        return false;
+    };
+    if which == name {
+        let shmem = ferroshmem::Shmem::init().expect("init");
+        body(&shmem);
+        shmem.finalize();
+    }
+    true
+}
+
 /// Runs `body` as an SPMD program under oshrun at each PE count. In the test process it
 /// launches this same test binary (only test `name`, marked by [`SPMD_CHILD`]) as the PEs; in a
 /// PE it runs the body between init and finalize. Every job has a timeout and a leftover check.
 pub fn spmd(name: &str, npes: &[usize], env: &[(&str, &str)], body: fn(&ferroshmem::Shmem)) {
-    if let Ok(which) = std::env::var(SPMD_CHILD) {
-        if which == name {
-            let shmem = ferroshmem::Shmem::init().expect("init");
-            body(&shmem);
-            shmem.finalize();
-        }
+    if run_if_pe(name, body) {
         return;
     }
     let exe = std::env::current_exe().unwrap();
