@@ -60,13 +60,6 @@ pub const CENTRAL_ARRIVED: usize = SYNC_ROUNDS + 4;
 const CORE_AWARE_MAX_PES: usize = 64;
 /// ... in jobs up to this size (each such wait first reads every PE's CPU word once).
 const CORE_AWARE_MAX_JOB: usize = 1024;
-/// How long a wait in a job across hosts progresses the network and yields before it sleeps,
-/// whatever the ratio of PEs to cores: a network step takes tens of microseconds, and a
-/// sleeping waiter is woken through two threads (its progress thread, then the doorbell).
-/// With the one-host figure (200 us when PEs do not outnumber cores) the waiters across
-/// 4 simulated hosts x 2 PEs slept in every collective and a barrier, broadcast or reduction
-/// took 2-3 ms in half of the runs; with 2 ms, 130-410 us in every run
-/// (`bench/c/coll_bench.c 8 20`, two alternations).
 /// Largest counted message ([`Runtime::put_counted`]): a larger transfer is split, so no
 /// receiver needs to assemble more than this at once.
 pub const COUNTED_CHUNK: usize = 1 << 20;
@@ -80,6 +73,13 @@ pub const fn counted_messages(len: usize) -> usize {
     }
 }
 
+/// How long a wait in a job across hosts progresses the network and yields before it sleeps,
+/// whatever the ratio of PEs to cores: a network step takes tens of microseconds, and a
+/// sleeping waiter is woken through two threads (its progress thread, then the doorbell).
+/// With the one-host figure (200 us when PEs do not outnumber cores) the waiters across
+/// 4 simulated hosts x 2 PEs slept in every collective and a barrier, broadcast or reduction
+/// took 2-3 ms in half of the runs; with 2 ms, 130-410 us in every run
+/// (`bench/c/coll_bench.c 8 20`, two alternations).
 const NETWORK_YIELD_FOR: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// Adds one to `word`, an epoch-tagged count: (epoch << 20) | count. A count left by an older

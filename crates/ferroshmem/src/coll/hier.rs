@@ -14,16 +14,17 @@
 //! (`job::SLOT_HOST_WORDS`, where only epochs are ever written). Only one group's leader
 //! writes a given word, and flags only grow, so "flag >= value" means "everything of this
 //! collective (and step) from that group has landed". Two kinds, in separate words: *put
-//! flags* ([`W_FLAGS`]), a put after a fence that orders it after the data put before it (the
-//! large forms, the dissemination sync); and *message flags* ([`W_MSG_FLAGS`], one per parity
-//! of staged exchange), raised by a flagged message that also carries the data
-//! (`Runtime::put_stage_flagged`): one send instead of three.
+//! flags* ([`W_FLAGS`]), a put after a fence (a large broadcast's "entered", the dissemination
+//! sync); and *message flags* ([`W_MSG_FLAGS`], one per parity of staged exchange), raised by
+//! a flagged message that also carries the data (`Runtime::put_stage_flagged`): one send
+//! instead of three. Large payloads go as *counted messages* straight into destinations, each
+//! adding one to the receiver's [`W_COUNTED`].
 //!
 //! Nothing is written into another PE's destination before that PE has entered the
 //! collective (programs reuse a destination in back-to-back collectives, as on one host):
 //! within a host a writer waits for the owner's [`W_ENTER`](super::W_ENTER); between hosts
-//! small payloads go into the receiver's *staging area* instead, and larger ones wait for the
-//! receiving leaders' "entered" flags (one more network step). Staged exchanges are numbered
+//! small payloads go into the receiver's *staging area* instead, and larger ones wait until
+//! the leaders met (or, in a broadcast, the receiving leaders said "entered"). Staged exchanges are numbered
 //! by the team's count, which every member counts alike, and alternate two halves of the
 //! staging area and the two message flags of each group. In every staged exchange each leader
 //! sends at least one message to every other leader, after its host's members entered; and
@@ -299,8 +300,15 @@ impl<'a> Op<'a> {
         self.wait_word(self.rt.my_pe, W_COUNTED, base + messages as u64);
     }
 
+    /// Takes (on every member alike) the staged exchange through which the leaders will meet
+    /// by empty messages, when there are at most [`DIRECT_LEADERS`] of them; `None`: they
+    /// meet by dissemination. For [`Self::meet`].
+    fn take_meeting(&self) -> Option<(u64, u64)> {
+        (self.groups.len() <= DIRECT_LEADERS).then(|| self.team.take_staged_exchanges(1, self.flag_value(0)))
+    }
+
     /// The leaders meet, by empty messages of staged exchange `direct` (its number and
-    /// credit, taken by every member) when there is one, else by [`Self::leaders_meet`].
+    /// credit, from [`Self::take_meeting`]) when there is one, else by [`Self::leaders_meet`].
     fn meet(&self, direct: Option<(u64, u64)>) {
         match direct {
             Some((exchange, credit)) => {
@@ -363,7 +371,7 @@ pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u
     // Up to DIRECT_LEADERS leaders meet by empty flagged messages, as a staged exchange
     // without data (no fence: a sync carries no data of its own, and the quiet above
     // completed the program's); more meet by dissemination.
-    let direct = (groups.len() <= DIRECT_LEADERS).then(|| team.take_staged_exchanges(1, op.flag_value(0)));
+    let meeting = op.take_meeting();
     if !op.is_leader() {
         let leader = op.my_leader();
         op.arrive(leader);
@@ -371,7 +379,7 @@ pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u
         return;
     }
     op.wait_arrivals(op.local_others());
-    op.meet(direct);
+    op.meet(meeting);
     op.release();
 }
 
@@ -576,9 +584,9 @@ pub(super) fn fcollect(
     let op = Op::new(rt, team, groups, routine);
     let staged = all <= STAGE_HALF;
     let entered = op.flag_value(0);
-    // A staged exchange carries the data, or (large, few hosts) lets the leaders meet.
-    let exchanges = staged || groups.len() <= DIRECT_LEADERS;
-    let (exchange, credit) = if exchanges { team.take_staged_exchanges(1, entered) } else { (0, 0) };
+    // A staged exchange carries the data; a large payload waits for the leaders to meet.
+    let (exchange, credit) = if staged { team.take_staged_exchanges(1, entered) } else { (0, 0) };
+    let meeting = if staged { None } else { op.take_meeting() };
     let half = (exchange & 1) as usize * STAGE_HALF;
     let leader = op.my_leader();
     let push = all <= PUSH_MAX;
@@ -630,7 +638,7 @@ pub(super) fn fcollect(
         // Once the leaders met (every leader is in this collective: its destination is
         // free), our host's blocks go run by run (consecutive members) straight into the
         // other leaders' destinations, as counted messages.
-        op.meet(exchanges.then_some((exchange, credit)));
+        op.meet(meeting);
         let expected: usize = groups
             .others()
             .flat_map(|g| groups.runs(g))
@@ -675,9 +683,9 @@ pub(super) fn alltoall(
     let op = Op::new(rt, team, groups, routine);
     let staged = all <= STAGE_HALF;
     let entered = op.flag_value(0);
-    // A staged exchange carries the data, or (large, few hosts) lets the leaders meet.
-    let exchanges = staged || groups.len() <= DIRECT_LEADERS;
-    let (exchange, credit) = if exchanges { team.take_staged_exchanges(1, entered) } else { (0, 0) };
+    // A staged exchange carries the data; a large payload waits for the leaders to meet.
+    let (exchange, credit) = if staged { team.take_staged_exchanges(1, entered) } else { (0, 0) };
+    let meeting = if staged { None } else { op.take_meeting() };
     let half = (exchange & 1) as usize * STAGE_HALF;
     let me = team.my_index;
     let local = groups.members(groups.mine());
@@ -714,7 +722,7 @@ pub(super) fn alltoall(
                 }
             }
         } else {
-            op.meet(exchanges.then_some((exchange, credit)));
+            op.meet(meeting);
         }
         op.release();
     } else {
@@ -797,13 +805,9 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     let direct = chunks > 1 && (l == 2 || chunks > l as u64);
     // Chunk c's flags follow the reading of chunk c - 1: the last chunk's marks the whole
     // reduction as entered.
-    let (first, credit) = if !direct {
-        team.take_staged_exchanges(chunks, op.flag_value(chunks - 1))
-    } else if l <= DIRECT_LEADERS {
-        team.take_staged_exchanges(1, op.flag_value(0))
-    } else {
-        (0, 0)
-    };
+    let (first, credit) =
+        if direct { (0, 0) } else { team.take_staged_exchanges(chunks, op.flag_value(chunks - 1)) };
+    let meeting = if direct { op.take_meeting() } else { None };
     let leader = op.my_leader();
     let push = nbytes <= PUSH_MAX;
     if !op.is_leader() {
@@ -832,7 +836,7 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     let mine = groups.mine();
     if direct {
-        reduce_direct::<T, O>(&op, dest, &part, (l <= DIRECT_LEADERS).then_some((first, credit)))?;
+        reduce_direct::<T, O>(&op, dest, &part, meeting)?;
         op.push_to_members(push, dest, nbytes)?;
         op.release_and_wait(push);
         return Ok(());
@@ -874,8 +878,8 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
 }
 
 /// A large reduction's exchange between leaders, once each holds its host's partial result
-/// `part`: counted messages straight into the leaders' destinations once they met (the meeting
-/// by staged exchange `meet` when there is one). Two hosts swap their partials and each
+/// `part`: counted messages straight into the leaders' destinations once they met (`meet`,
+/// from `Op::take_meeting`). Two hosts swap their partials and each
 /// combines the two in group order. More form a chain in group order: leader g combines what
 /// leader g - 1 sent into its destination with its own partial, in place, and passes it on;
 /// the last one holds the result and sends it back to every other leader, whose destination
