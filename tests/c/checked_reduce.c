@@ -1,7 +1,7 @@
-// oshrun-test: npes=2,3,6 expect-exit=0 env=SHMEM_DEBUG=1 expect-stderr=collective calls on SHMEM_TEAM_WORLD do not match: PE 0 called shmem_sum_reduce(4, 8)
+// oshrun-test: npes=2,3,6 expect-exit=0 env=SHMEMX_CHECK_COLLECTIVES=1 expect-stderr=collective calls on SHMEM_TEAM_WORLD do not match: PE 0 called shmem_sum_reduce(4, 8)
 /* Checked mode compares the reduction's operation: PE 0 sums while the others take the maximum
  * (same type, same count). Instead of results that differ from PE to PE, every PE's call
- * returns nonzero and reports who called what ("PE 0 called shmem_sum_reduce(4, 8), PE 1..5
+ * returns nonzero and PE 0 reports who called what ("PE 0 called shmem_sum_reduce(4, 8), PE 1..5
  * called shmem_max_reduce(4, 8)"). Matching calls still reduce. */
 #include <shmem.h>
 

@@ -39,7 +39,7 @@ fn on_team(
         Ok(()) => 0,
         Err(e @ Error::NotSymmetric { .. }) => fatal(&e),
         Err(e) => {
-            debug_report(rt, format_args!("{e}"));
+            crate::report_failure(rt, &e, t.my_index == 0);
             -1
         }
     }

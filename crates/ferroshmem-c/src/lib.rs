@@ -155,6 +155,19 @@ pub(crate) fn debug_report(rt: &Runtime, message: std::fmt::Arguments) {
     }
 }
 
+/// Reports a failure of a collective call: always for a checked-mode mismatch (every PE has
+/// the same one, so only `lead` prints it), and on every PE under `SHMEM_DEBUG=1`.
+pub(crate) fn report_failure(rt: &Runtime, e: &fcore::Error, lead: bool) {
+    use fcore::team::codes;
+    let mismatch = matches!(e, fcore::Error::CollectiveMismatch { .. })
+        || matches!(e, fcore::Error::TeamCreate { code, .. } if *code == codes::MISMATCH);
+    if rt.debug || (mismatch && lead) {
+        use std::io::Write;
+        let line = format!("ferroshmem: PE {}: {e}\n", rt.my_pe);
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+}
+
 /// Ends the job because of `err`: prints it naming this PE (in one write, so that the lines of
 /// several failing PEs do not interleave) and exits as `fcore::runtime::fatal` does.
 #[cold]

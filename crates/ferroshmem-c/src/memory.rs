@@ -27,15 +27,8 @@ fn to_ptr(rt: &Runtime, r: fcore::Result<Option<usize>>) -> *mut c_void {
     match r {
         Ok(Some(a)) => a as *mut c_void,
         Ok(None) => std::ptr::null_mut(),
-        // A checked-mode mismatch (every PE has it) is always reported, once, by PE 0.
-        Err(e @ fcore::Error::CollectiveMismatch { .. }) if rt.my_pe == 0 && !rt.debug => {
-            use std::io::Write;
-            let line = format!("ferroshmem: PE 0: {e}\n");
-            let _ = std::io::stderr().lock().write_all(line.as_bytes());
-            std::ptr::null_mut()
-        }
         Err(e) => {
-            crate::debug_report(rt, format_args!("{e}"));
+            crate::report_failure(rt, &e, rt.my_pe == 0);
             std::ptr::null_mut()
         }
     }

@@ -23,7 +23,7 @@ use fcore::team::{self as core, codes, CreateRequest, Created, TeamConfig, TeamH
 use fcore::Error;
 
 use crate::ctx::{self, Ctx, CtxHandle, CtxScope, CTX_PRIVATE};
-use crate::{debug_report, rt};
+use crate::{debug_report, report_failure as report, rt};
 
 /// `shmem_team_t` as C passes it: the handle value in a pointer-sized integer.
 pub type CTeam = usize;
@@ -78,18 +78,6 @@ fn code_of(e: &Error) -> c_int {
     match e {
         Error::TeamCreate { code, .. } => (*code).max(1) as c_int,
         _ => codes::INVALID_ARGUMENT as c_int,
-    }
-}
-
-/// Reports a failure of `routine`: always for a checked-mode mismatch (once, by `lead`), and on
-/// every PE under `SHMEM_DEBUG=1`.
-fn report(rt: &Runtime, e: &Error, lead: bool) {
-    let mismatch = matches!(e, Error::CollectiveMismatch { .. })
-        || matches!(e, Error::TeamCreate { code, .. } if *code == codes::MISMATCH);
-    if rt.debug || (mismatch && lead) {
-        use std::io::Write;
-        let line = format!("ferroshmem: PE {}: {e}\n", rt.my_pe);
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }
 }
 
