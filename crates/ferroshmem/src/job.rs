@@ -58,9 +58,10 @@ pub(crate) const SLOT_FIXED_WORDS: usize = 512;
 pub(crate) const SLOT_HOST_WORDS: usize = 384;
 /// Bytes of a team slot's staging area on each PE (after all the slots of its control
 /// block): where oversubscribed collectives of medium payloads stage their data, so that they
-/// need one sync rather than two (see `coll`). Untouched pages cost nothing (the job file is
-/// sparse), so only teams that use it pay for it.
-pub(crate) const STAGE_BYTES: usize = 80 << 10;
+/// need one sync rather than two (`coll::SHARED_STAGE_BYTES` of it), and then the ring of
+/// small broadcasts between hosts (`coll::hier`). Untouched pages cost nothing (the job file
+/// is sparse), so only teams that use it pay for it.
+pub(crate) const STAGE_BYTES: usize = 116 << 10;
 /// Words of one mailbox (a flag word then the payload): two cache lines.
 pub(crate) const MAILBOX_WORDS: usize = 16;
 

@@ -484,11 +484,21 @@ impl Runtime {
         unsafe { std::ptr::read_volatile((self.stage_addr(slot) + i * 8) as *const u64) }
     }
 
+    /// Word `i` (8-byte aligned, `i * 8` below `job::STAGE_BYTES`) of PE `pe`'s staging area of
+    /// team slot `slot`, a PE of this host, as an atomic: words there that serve as flags
+    /// (`coll::hier`'s broadcast ring) are only ever accessed atomically.
+    pub fn stage_word(&self, pe: usize, slot: usize, i: usize) -> &AtomicU64 {
+        assert!(i < job::STAGE_BYTES / 8, "word {i} is past the staging area");
+        // SAFETY: inside PE `pe`'s staging area, mapped here for the life of the process (same
+        // host), 8-byte aligned (the area is page aligned); only ever used atomically.
+        unsafe { &*((self.ctrl.stage(pe, slot) + i * 8) as *const AtomicU64) }
+    }
+
     /// Copies `bytes` to `offset` of PE `pe`'s staging area of team slot `slot`, then raises
-    /// word `word` of that slot to at least `value` and tells its waiters: a reader that sees
-    /// the word sees the bytes. On this host a copy, an atomic maximum and a doorbell; to
-    /// another host one flagged message (`Net::put_flagged`). Words written so are written
-    /// no other way.
+    /// the word `flag` of that slot or staging area to at least `value` and tells its waiters:
+    /// a reader that sees the word sees the bytes. On this host a copy, an atomic maximum and
+    /// a doorbell; to another host one flagged message (`Net::put_flagged`). Words written so
+    /// are written no other way.
     #[allow(clippy::too_many_arguments)]
     pub fn put_stage_flagged(
         &self,
@@ -497,14 +507,21 @@ impl Runtime {
         slot: usize,
         offset: usize,
         bytes: &[u8],
-        word: usize,
+        flag: FlagWord,
         value: u64,
     ) {
         check_stage_range(routine, offset, bytes.len());
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
-                let at = self.stage_addr(slot) - self.my_ctrl + offset;
-                let flag = self.slot_word_offset(slot, word);
+                let stage = self.stage_addr(slot) - self.my_ctrl;
+                let at = stage + offset;
+                let flag = match flag {
+                    FlagWord::Slot(word) => self.slot_word_offset(slot, word),
+                    FlagWord::Stage(i) => {
+                        check_stage_range(routine, i * 8, 8);
+                        stage + i * 8
+                    }
+                };
                 if let Err(e) =
                     net.put_flagged(routine, pe, Region::Ctrl, at, bytes, flag, FlagUpdate::AtLeast(value))
                 {
@@ -513,7 +530,11 @@ impl Runtime {
             }
             _ => {
                 self.copy_into_stage(pe, slot, offset, bytes);
-                self.ctrl.slot(pe, slot)[word].fetch_max(value, Ordering::AcqRel);
+                let word = match flag {
+                    FlagWord::Slot(word) => &self.ctrl.slot(pe, slot)[word],
+                    FlagWord::Stage(i) => self.stage_word(pe, slot, i),
+                };
+                word.fetch_max(value, Ordering::AcqRel);
                 self.notify(pe);
             }
         }
@@ -1124,6 +1145,15 @@ fn check_stage_range(routine: &'static str, offset: usize, len: usize) {
         offset.checked_add(len).is_some_and(|end| end <= job::STAGE_BYTES),
         "{routine}: staging area overflow"
     );
+}
+
+/// Where the flag of [`Runtime::put_stage_flagged`] is, in the receiver's team slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlagWord {
+    /// Word `n` of the slot's words.
+    Slot(usize),
+    /// Word `n` of the slot's staging area.
+    Stage(usize),
 }
 
 /// How [`Runtime::post_words`] reaches a PE of another host.

@@ -77,7 +77,12 @@ pub const EAGER_BYTES: usize = EAGER_WORDS * 8;
 pub const W_CENTRAL: usize = 256;
 /// Words of the central mailbox.
 pub const CENTRAL_WORDS: usize = 128;
-/// Staging area of a team slot (`job::STAGE_BYTES` per PE): two halves for staged exchanges,
+/// Bytes at the start of a slot's staging area (`job::STAGE_BYTES`) that the collectives
+/// within one host, the hierarchical exchanges ([`HIER_STAGE_BYTES`]) and the active sets use;
+/// the rest belongs to the ring of small broadcasts between hosts (`hier`).
+pub const SHARED_STAGE_BYTES: usize = 80 << 10;
+const _: () = assert!(SHARED_STAGE_BYTES < crate::job::STAGE_BYTES);
+/// Staging area of a team slot ([`SHARED_STAGE_BYTES`] per PE): two halves for staged exchanges,
 /// then the ring of staged broadcasts, then the ring's tags (one word per entry, apart from
 /// the payloads so that a payload word left by entries of another size never looks like one).
 pub const STAGE_HALF: usize = 32 << 10;
@@ -91,7 +96,7 @@ pub const STAGE_RING: usize = 2 * STAGE_HALF;
 /// Most entries of the staged ring.
 pub const STAGE_RING_ENTRIES: usize = 128;
 /// Offset of the tag words of the staged ring.
-pub const STAGE_TAGS: usize = crate::job::STAGE_BYTES - STAGE_RING_ENTRIES * 8;
+pub const STAGE_TAGS: usize = SHARED_STAGE_BYTES - STAGE_RING_ENTRIES * 8;
 /// Bytes of the staged broadcast ring.
 pub const STAGE_RING_BYTES: usize = STAGE_TAGS - STAGE_RING;
 /// Largest staged broadcast (the ring then holds at least two entries).
@@ -135,7 +140,7 @@ pub struct Staging {
 /// hosts (which have no slot of their own). Hierarchical exchanges have no closing sync, so
 /// their part must be theirs alone; the flat collectives of `across` begin and end with a sync.
 pub const HIER_STAGE_BYTES: usize = 64 << 10;
-const _: () = assert!(HIER_STAGE_BYTES < crate::job::STAGE_BYTES);
+const _: () = assert!(HIER_STAGE_BYTES < SHARED_STAGE_BYTES);
 
 /// Reductions of at least this many bytes split the index range across the members
 /// (reduce-scatter, then each member writes its chunk to every member).
@@ -344,7 +349,7 @@ impl Group for TeamGroup<'_> {
     }
 
     fn staging(&self) -> Staging {
-        Staging { slot: self.team.slot, base: 0, len: crate::job::STAGE_BYTES }
+        Staging { slot: self.team.slot, base: 0, len: SHARED_STAGE_BYTES }
     }
 
     fn team(&self) -> Option<&TeamInner> {
@@ -735,7 +740,7 @@ impl Group for ActiveSet {
         self.network_barrier(rt, routine)
     }
     fn staging(&self) -> Staging {
-        Staging { slot: 0, base: HIER_STAGE_BYTES, len: crate::job::STAGE_BYTES - HIER_STAGE_BYTES }
+        Staging { slot: 0, base: HIER_STAGE_BYTES, len: SHARED_STAGE_BYTES - HIER_STAGE_BYTES }
     }
     fn n(&self) -> usize {
         self.size

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
+use crate::coll::hier::BroadcastRing;
 use agree::{Agreed, SlotAgreement};
 use checked::Signature;
 use host_groups::HostGroups;
@@ -132,6 +133,9 @@ pub struct TeamInner {
     /// The flag value that every other host group's flag on a leader reaches once each of
     /// them entered the latest staged exchange (the credit of the next one, see `coll::hier`).
     staged_credit: AtomicU64,
+    /// What this PE knows of the team's ring of small broadcasts between hosts (see
+    /// `coll::hier::broadcast_ring`); made at first use.
+    broadcast_ring: OnceLock<BroadcastRing>,
     /// Whether an operation of the safe Rust API is under way on this team (see
     /// [`TeamInner::claim`]).
     busy: AtomicBool,
@@ -164,6 +168,7 @@ impl TeamInner {
             host_groups: OnceLock::new(),
             staged_exchanges: AtomicU64::new(0),
             staged_credit: AtomicU64::new(0),
+            broadcast_ring: OnceLock::new(),
             busy: AtomicBool::new(false),
             color_splits: AtomicU64::new(0),
         }
@@ -280,6 +285,11 @@ impl TeamInner {
     pub fn take_staged_exchanges(&self, k: u64, entered: u64) -> (u64, u64) {
         let first = self.staged_exchanges.fetch_add(k, Ordering::Relaxed);
         (first, self.staged_credit.swap(entered, Ordering::Relaxed))
+    }
+
+    /// The team's broadcast ring between hosts, over `groups` host groups.
+    pub(crate) fn broadcast_ring(&self, groups: usize) -> &BroadcastRing {
+        self.broadcast_ring.get_or_init(|| BroadcastRing::new(groups))
     }
 }
 
