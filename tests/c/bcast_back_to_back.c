@@ -1,4 +1,6 @@
 // oshrun-test: npes=1,2,3,5,8 expect-exit=0 timeout=240
+// oshrun-test: npes=5 expect-exit=0 timeout=240 env=SHMEMX_CORES=64
+// oshrun-test: npes=2 expect-exit=0 timeout=240 env=SHMEMX_CORES=1
 /* Back-to-back broadcasts with nothing between them: roots that change from call to call
  * (so from host to host across hosts), sizes on both sides of the small-broadcast limit
  * (4 KiB), destinations overwritten by their owner right after each check and sources

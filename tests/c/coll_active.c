@@ -1,4 +1,6 @@
 // oshrun-test: npes=1,2,3,5,8,12 expect-exit=0 timeout=120
+// oshrun-test: npes=5 expect-exit=0 timeout=240 env=SHMEMX_CORES=64
+// oshrun-test: npes=2 expect-exit=0 timeout=240 env=SHMEMX_CORES=1
 /* Deprecated active-set collectives against a serial model: shmem_barrier, shmem_sync,
  * broadcast32/64 (root's dest untouched), collect32/64, fcollect32/64, alltoall32/64,
  * alltoalls32/64 and TYPE_OP_to_all, over several (PE_start, logPE_stride, PE_size) subsets,

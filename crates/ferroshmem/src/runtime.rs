@@ -237,7 +237,7 @@ impl Runtime {
         };
         let my_ctrl = base as usize + layout.ctrl_offset(my_pe);
         // The PEs of this host share its cores: they decide whether PEs outnumber cores.
-        let wait = WaitPolicy::for_job(topology.local_pes().len(), job.cores());
+        let wait = WaitPolicy::for_job(topology.local_pes().len(), algorithm_cores(job.cores())?);
         let net = match &pmix {
             Some(pmix) if topology.spans_hosts() => {
                 let regions = [
@@ -1146,6 +1146,23 @@ fn check_stage_range(routine: &'static str, offset: usize, len: usize) {
         "{routine}: staging area overflow"
     );
 }
+
+/// The cores that choose the wait policy and with it the collective algorithms (whether PEs
+/// outnumber cores): the host's (`job_cores`, recorded in the job file), or `SHMEMX_CORES`
+/// when set, so that tests can run either family of algorithms at any PE count on any machine.
+/// Every PE must see the same value (oshrun and `mpirun` pass `SHMEMX_*` to every PE).
+fn algorithm_cores(job_cores: usize) -> Result<usize> {
+    match std::env::var(ENV_CORES) {
+        Err(_) => Ok(job_cores),
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(Error::Bootstrap(format!("{ENV_CORES}={v:?} is not a positive number of cores"))),
+        },
+    }
+}
+
+/// Environment variable overriding the cores that choose the algorithms ([`algorithm_cores`]).
+pub const ENV_CORES: &str = "SHMEMX_CORES";
 
 /// Where the flag of [`Runtime::put_stage_flagged`] is, in the receiver's team slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
