@@ -4,8 +4,9 @@
 /// Result alias used across the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Everything the runtime can report.
+/// Everything the runtime can report. Non-exhaustive: later versions may report more.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A routine was called before `init` (or after `finalize`).
     #[error("{routine}: called before shmem_init (or after shmem_finalize)")]
