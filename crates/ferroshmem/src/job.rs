@@ -44,18 +44,8 @@ const REGION_ALIGN: usize = 2 << 20;
 pub(crate) const PAGE: usize = 4096;
 /// Offset of the first PE control block.
 pub(crate) const CTRL_BASE: usize = PAGE;
-/// Words of a team slot before its mailboxes: sync flags (0..32), central sync (32, 40),
-/// checked-mode arguments (48..64), collective flags (64..88), split_color entries (96..104,
-/// `team::color`), the eager scratch ring
-/// (128..256), the central mailbox (256..384) (see `coll`), and the words of teams across
-/// hosts (384..512, [`SLOT_HOST_WORDS`]).
-pub(crate) const SLOT_FIXED_WORDS: usize = 512;
-/// First slot word of the region used only by teams whose members span hosts (see
-/// `coll::hier`): a count of local members done with a collective, then one flag per host
-/// group. Nothing but epochs (and epoch-tagged counts) is ever written there, by any team: a
-/// new team on the slot starts above every epoch its members' slots have seen, so a word left
-/// by an older team never looks like a new team's signal.
-pub(crate) const SLOT_HOST_WORDS: usize = 384;
+/// Words of a team slot before its mailboxes (`team::slot_layout` places each of them).
+pub(crate) use crate::team::slot_layout::SLOT_FIXED_WORDS;
 /// Bytes of a team slot's staging area on each PE (after all the slots of its control
 /// block): where oversubscribed collectives of medium payloads stage their data, so that they
 /// need one sync rather than two (`coll::SHARED_STAGE_BYTES` of it), and then the ring of

@@ -41,20 +41,13 @@ impl Default for InitOptions {
     }
 }
 
-/// Words of a team slot used by the dissemination sync (one per round: up to 2^32 PEs).
-pub const SYNC_ROUNDS: usize = 32;
-/// Slot word (on member 0) counting arrivals of the central sync.
-pub const CENTRAL_ARRIVALS: usize = SYNC_ROUNDS;
+pub(crate) use crate::team::slot_layout::{CENTRAL_ARRIVALS, CENTRAL_ARRIVED, CENTRAL_RELEASE};
 /// Bits of the arrivals word (and other epoch-tagged counts) that count (the rest hold the
 /// epoch: 2^44 operations).
 pub const CENTRAL_COUNT_BITS: u32 = 20;
 const CENTRAL_COUNT_MASK: u64 = (1 << CENTRAL_COUNT_BITS) - 1;
 /// Teams this large use dissemination even when oversubscribed.
 const CENTRAL_MAX_PES: usize = 1 << CENTRAL_COUNT_BITS;
-/// Slot word (on member 0) holding the last released epoch of the central sync.
-pub const CENTRAL_RELEASE: usize = SYNC_ROUNDS + 8;
-/// Slot word (on every member) holding the last epoch at which it arrived in a central sync.
-pub const CENTRAL_ARRIVED: usize = SYNC_ROUNDS + 4;
 /// Central syncs of teams up to this size wait core-aware (`poll_while_core_idle`), whose
 /// every check reads the arrival words of the members on its CPU.
 const CORE_AWARE_MAX_PES: usize = 64;

@@ -11,7 +11,7 @@
 //!
 //! Between hosts a leader raises its group's *flags* on the receiver to the collective's
 //! epoch (`epoch << CHUNK_BITS | step`), in words of the slot for teams across hosts
-//! (`job::SLOT_HOST_WORDS`, where only epochs are ever written). Only one group's leader
+//! (`team::slot_layout::SLOT_HOST_WORDS`, where only epochs are ever written). Only one group's leader
 //! writes a given word, and flags only grow, so "flag >= value" means "everything of this
 //! collective (and step) from that group has landed". Two kinds, in separate words: *put
 //! flags* ([`W_FLAGS`]), a put after a fence (a large broadcast's "entered", the dissemination
@@ -38,7 +38,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use super::across::check_own;
 use super::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES, SHARED_STAGE_BYTES, W_ENTER};
 use crate::error::{Error, Result};
-use crate::job::{SLOT_FIXED_WORDS, SLOT_HOST_WORDS};
 use crate::runtime::{
     add_to_tagged_count, counted_messages, tagged_count, FlagWord, Runtime, CENTRAL_ARRIVALS,
     CENTRAL_RELEASE,
@@ -46,31 +45,13 @@ use crate::runtime::{
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
 
-// The slot words of teams across hosts (`job::SLOT_HOST_WORDS`..`SLOT_FIXED_WORDS`): epochs
-// and epoch-tagged counts only.
-/// Slot word of a hub counting the local members done reading its buffers (tagged count).
-const W_DONE: usize = SLOT_HOST_WORDS;
-/// Slot word of a leader: the epoch of the team-creation all-reduce whose result it published
-/// for its host (`team::agree`).
-pub(crate) const W_AGREE_RESULT: usize = SLOT_HOST_WORDS + 1;
-/// Slot word counting the counted messages this PE received (`Runtime::put_counted`: large
-/// payloads sent straight into destinations, each message adding one). It only grows; a
-/// collective reads it before it enters (no message of that collective can have come yet)
-/// and waits until it grew by the number of messages it expects.
-const W_COUNTED: usize = SLOT_HOST_WORDS + 2;
-/// First of the flag words raised by puts after a fence, one per host group of the team (see
-/// the module documentation).
-const W_FLAGS: usize = SLOT_HOST_WORDS + 8;
-const _: () = assert!(W_DONE < W_AGREE_RESULT && W_AGREE_RESULT < W_COUNTED && W_COUNTED < W_FLAGS);
-/// Most host groups a team can have for the hierarchical algorithms (three flag words each);
-/// teams over more hosts take the flat ones of `coll::across`.
-pub(crate) const MAX_GROUPS: usize = (SLOT_FIXED_WORDS - W_FLAGS) / 3;
-/// First of the flag words raised by flagged messages (`Runtime::put_stage_flagged`: the data
-/// of a staged exchange and its flag in one message), two per host group: one for the
-/// exchanges of each parity, as the staging area's halves. Apart from [`W_FLAGS`]: a word
-/// written by messages (an atomic maximum) is never written by a put.
-const W_MSG_FLAGS: usize = W_FLAGS + MAX_GROUPS;
-const _: () = assert!(W_MSG_FLAGS + 2 * MAX_GROUPS <= SLOT_FIXED_WORDS);
+// The slot words of teams across hosts (`slot_layout::SLOT_HOST_WORDS`..): epochs and
+// epoch-tagged counts only. `W_COUNTED` counts the counted messages this PE received
+// (`Runtime::put_counted`: large payloads sent straight into destinations, each message
+// adding one); it only grows, a collective reads it before it enters (no message of that
+// collective can have come yet) and waits until it grew by the number it expects.
+pub(crate) use crate::team::slot_layout::MAX_GROUPS;
+use crate::team::slot_layout::{W_COUNTED, W_DONE, W_FLAGS, W_MSG_FLAGS};
 /// Broadcasts up to this size go through the staging areas, half an area per chunk (each
 /// chunk a staged exchange, so the root's leader sends chunk c + 1 while the others copy
 /// chunk c); larger ones go straight into the destinations once the receiving leaders

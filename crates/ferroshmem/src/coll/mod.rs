@@ -48,35 +48,14 @@ use crate::team::checked::Signature;
 use crate::team::TeamInner;
 pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
 
-/// Slot word where a member publishes the epoch of the collective it has entered.
-pub const W_ARRIVE: usize = 64;
-/// Slot word where a member publishes a value for the current collective (collect: its count).
-pub const W_WORD: usize = 72;
-/// Slot words (private to their owner): the last epoch that wrote this PE's scratch, and the
-/// entry size (words) of that write.
-pub const W_LAST: usize = 73;
-/// Slot word where a member publishes the epoch of the collective it has started (set before
-/// any wait, so a PE waiting for it never waits on a PE that waits for it).
-pub const W_ENTER: usize = 75;
-/// Slot words (private to their owner): the last epoch that wrote this PE's staged broadcast
-/// ring, and the entry size (bytes) of that write.
-pub const W_STAGE_LAST: usize = 76;
-/// Slot word counting the blocks other members pushed into this PE's destination in the
-/// current collective, a tagged count like the central arrivals (own cache line).
-pub const W_DELIVERED: usize = 80;
-/// Slot words of the scratch ring of eager collectives.
-pub const W_SCRATCH: usize = 128;
-/// Words of the scratch ring: entries of the payload's size, one per eager collective in turn
-/// (64 entries of an 8-byte payload: how far a small broadcast's root may run ahead).
-pub const SCRATCH_WORDS: usize = 128;
+pub(crate) use crate::team::slot_layout::{
+    CENTRAL_WORDS, SCRATCH_WORDS, W_ARRIVE, W_CENTRAL, W_DELIVERED, W_ENTER, W_LAST, W_SCRATCH,
+    W_STAGE_LAST, W_WORD,
+};
 /// Payload words of the largest eager entry (each payload word has a tag word beside it).
 pub const EAGER_WORDS: usize = 12;
 /// Payloads up to this size go through the scratch ring (eager: no closing sync).
 pub const EAGER_BYTES: usize = EAGER_WORDS * 8;
-/// Slot words of the central mailbox (member 0's is used): two halves used in turn.
-pub const W_CENTRAL: usize = 256;
-/// Words of the central mailbox.
-pub const CENTRAL_WORDS: usize = 128;
 /// Bytes at the start of a slot's staging area (`job::STAGE_BYTES`) that the collectives
 /// within one host, the hierarchical exchanges ([`HIER_STAGE_BYTES`]) and the active sets use;
 /// the rest belongs to the ring of small broadcasts between hosts (`hier`).
@@ -102,8 +81,6 @@ pub const STAGE_RING_BYTES: usize = STAGE_TAGS - STAGE_RING;
 /// Largest staged broadcast (the ring then holds at least two entries).
 pub const STAGED_BROADCAST_BYTES: usize = STAGE_RING_BYTES / 2 / 64 * 64;
 const _: () = assert!(SCRATCH_WORDS >= 4 * EAGER_WORDS);
-const _: () = assert!(W_SCRATCH + SCRATCH_WORDS <= W_CENTRAL);
-const _: () = assert!(W_CENTRAL + CENTRAL_WORDS <= crate::job::SLOT_HOST_WORDS);
 
 /// A copy of one eager payload, aligned for every reducible type (long double: 16 bytes).
 #[derive(Debug, Clone, Copy)]

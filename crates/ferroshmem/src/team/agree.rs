@@ -52,10 +52,8 @@ enum HierStep {
 
 /// Slot word (on a leader) that tells the leader's host that the result of the all-reduce of
 /// this epoch is in the leader's central mailbox words.
-const W_RESULT: usize = crate::coll::hier::W_AGREE_RESULT;
-/// Where a leader puts the result for its host's members (the central mailbox words, which a
-/// team across hosts uses for nothing else).
-const RESULT_WORDS: usize = crate::coll::W_CENTRAL;
+const W_RESULT: usize = crate::team::slot_layout::W_AGREE_RESULT;
+use crate::team::slot_layout::AGREE_RESULT_WORDS as RESULT_WORDS;
 
 /// Largest team that uses the publish-and-read-all form when oversubscribed.
 const ALL_READ_MAX_PES: usize = 16;

@@ -15,6 +15,7 @@ pub mod checked;
 pub mod color;
 pub mod host_groups;
 pub mod pe_set;
+pub mod slot_layout;
 pub mod slots;
 pub mod unique;
 
