@@ -1115,7 +1115,7 @@ pub fn fatal(err: &Error) -> ! {
     }
     // SAFETY: see `runtime`.
     let rt = unsafe { &*p };
-    report_line(&format!("ferroshmem: PE {}: {err}\n", rt.my_pe));
+    rt.report(format_args!("{err}"));
     if matches!(err, Error::Network { .. }) && rt.net.is_some() {
         // Most often the peer has just ended (a PE that returned a status, or died): its
         // launcher is ending the job with that PE's status and report. Give it the time to,
@@ -1123,6 +1123,14 @@ pub fn fatal(err: &Error) -> ! {
         std::thread::sleep(std::time::Duration::from_secs(2));
     }
     rt.global_exit(ERROR_EXIT_STATUS)
+}
+
+impl Runtime {
+    /// Prints `message` on stderr as a line naming this PE (`ferroshmem: PE n: ...`), in one
+    /// write: the one reporter of the runtime and the C ABI.
+    pub fn report(&self, message: std::fmt::Arguments) {
+        report_line(&format!("ferroshmem: PE {}: {message}\n", self.my_pe));
+    }
 }
 
 /// Writes a whole line to stderr in one write, so lines of different PEs never tear.

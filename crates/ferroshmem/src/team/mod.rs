@@ -39,33 +39,6 @@ pub struct TeamConfig {
     pub num_contexts: i32,
 }
 
-/// `SHMEM_TEAM_NUM_CONTEXTS`: the mask bit of `num_contexts`.
-pub const CONFIG_NUM_CONTEXTS: i64 = 1;
-/// `SHMEMX_TEAM_CONFIG_UNIQUEID`: the mask bit of the unique id (team_init).
-pub const CONFIG_UNIQUEID: i64 = 2;
-
-impl TeamConfig {
-    /// The configuration a (config, mask) pair describes: mask 0 means defaults.
-    pub fn from_mask(config: Option<TeamConfig>, mask: i64, routine: &'static str) -> Result<TeamConfig> {
-        if mask & !(CONFIG_NUM_CONTEXTS | CONFIG_UNIQUEID) != 0 {
-            return Err(Error::invalid(routine, "config_mask", format!("unknown bits {mask:#x}")));
-        }
-        let mut out = TeamConfig::default();
-        if mask & CONFIG_NUM_CONTEXTS != 0 {
-            let c =
-                config.ok_or_else(|| Error::invalid(routine, "config", "NULL with a nonzero config_mask"))?;
-            if c.num_contexts < 0 {
-                return Err(Error::invalid(
-                    routine,
-                    "config",
-                    format!("num_contexts {} is negative", c.num_contexts),
-                ));
-            }
-            out.num_contexts = c.num_contexts;
-        }
-        Ok(out)
-    }
-}
 
 /// A team handle as C sees it: 0 is `SHMEM_TEAM_INVALID`, 1-4 the predefined teams, others
 /// `(generation << 32) | (slot + 1)`, so a destroyed handle is recognised, not dereferenced.
