@@ -134,10 +134,15 @@ pub(crate) struct JobHeader {
 /// Geometry of a job file, derived from the header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
+    /// PEs of the job.
     pub n_pes: usize,
+    /// Bytes of each PE's symmetric heap.
     pub heap_size: usize,
+    /// Team slots of each PE.
     pub team_slots: usize,
+    /// Bytes from one PE's control block to the next.
     pub ctrl_stride: usize,
+    /// Offset of PE 0's heap in the file.
     pub heap_base: usize,
     /// Words of each team slot.
     pub slot_words: usize,
@@ -439,7 +444,9 @@ impl std::fmt::Debug for HeaderView<'_> {
 /// A PE's request to end the job (`shmem_global_exit`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExitRequest {
+    /// The PE that asked.
     pub pe: usize,
+    /// The status it asked for.
     pub status: i32,
 }
 

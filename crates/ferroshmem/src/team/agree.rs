@@ -244,8 +244,11 @@ impl MaxAllreduce {
 // Payload word positions of a slot agreement. Minima travel as bitwise complements so that
 // everything is one MAX. Every checked operation (checked.rs) uses the same positions for the
 // error and the hash, so that PEs that called different routines still read each other right.
+/// Payload word of the largest error code.
 pub const ERROR: usize = 0;
+/// Payload word of the largest hash of the call (checked mode).
 pub const HASH_MAX: usize = 1;
+/// Payload word of the smallest hash of the call (as a complement).
 pub const HASH_MIN: usize = 2;
 const PROPOSAL_MAX: usize = 3; // + 2 * axis
 const PROPOSAL_MIN: usize = 4; // + 2 * axis
@@ -258,7 +261,12 @@ pub const MAX_AXES: usize = 2;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Agreed {
     /// Slots chosen (one per axis) and the epoch the new teams start after.
-    Slots { slots: [usize; MAX_AXES], base_epoch: u64 },
+    Slots {
+        /// The slot of each axis.
+        slots: [usize; MAX_AXES],
+        /// The new teams' first epochs come after this one.
+        base_epoch: u64,
+    },
     /// Some PE failed with this code (the largest code reported).
     Failed(u32),
     /// The PEs did not call the same routine with the same arguments (checked mode).

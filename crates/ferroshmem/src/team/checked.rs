@@ -65,7 +65,9 @@ use crate::team::slot_layout::{CHECKED_ARGS as ARGS_AT, MAX_ARGS};
 /// A collective call: which routine, with which arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signature {
+    /// Index of the routine in [`ROUTINES`].
     pub routine: usize,
+    /// Its arguments, as they are compared.
     pub args: Vec<i64>,
 }
 

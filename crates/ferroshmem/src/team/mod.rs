@@ -46,10 +46,15 @@ pub struct TeamConfig {
 pub struct TeamHandle(pub u64);
 
 impl TeamHandle {
+    /// `SHMEM_TEAM_INVALID`.
     pub const INVALID: TeamHandle = TeamHandle(0);
+    /// `SHMEM_TEAM_WORLD`.
     pub const WORLD: TeamHandle = TeamHandle(1);
+    /// `SHMEM_TEAM_SHARED`: the PEs of this host.
     pub const SHARED: TeamHandle = TeamHandle(2);
+    /// `SHMEMX_TEAM_NODE`: the PEs of this host.
     pub const NODE: TeamHandle = TeamHandle(3);
+    /// `SHMEMX_TEAM_SAME_MYPE_NODE`: the PEs with this PE's local rank on every host.
     pub const SAME_MYPE_NODE: TeamHandle = TeamHandle(4);
 
     fn slot(self) -> usize {
@@ -72,22 +77,30 @@ pub const PREDEFINED: usize = 4;
 /// What kind of team this is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TeamKind {
+    /// `SHMEM_TEAM_WORLD`.
     World,
+    /// `SHMEM_TEAM_SHARED`.
     Shared,
+    /// `SHMEMX_TEAM_NODE`.
     Node,
+    /// `SHMEMX_TEAM_SAME_MYPE_NODE`.
     SameMypeNode,
+    /// A team the program made.
     User,
 }
 
 /// One team as this PE knows it.
 #[derive(Debug)]
 pub struct TeamInner {
+    /// The members (world PEs, in team order).
     pub pes: PeSet,
     /// This PE's number in the team.
     pub my_index: usize,
     /// The team's slot (the same on every member).
     pub slot: usize,
+    /// The configuration it was made with.
     pub config: TeamConfig,
+    /// Predefined or made by the program.
     pub kind: TeamKind,
     epoch: AtomicU64,
     allreduces: AtomicU64,
@@ -327,6 +340,7 @@ pub struct Teams {
     /// written under the entry's write lock, the pointer valid while the entry holds the Arc.
     mirrors: Box<[Mirror]>,
     slot_bytes: usize,
+    /// The world team.
     pub world: Arc<TeamInner>,
     /// Sequence of this PE's unique ids (team_init).
     pub(crate) next_uid_seq: AtomicU64,
