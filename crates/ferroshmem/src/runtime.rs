@@ -1162,7 +1162,7 @@ fn algorithm_cores(job_cores: usize) -> Result<usize> {
     }
 }
 
-/// Environment variable overriding the cores that choose the algorithms ([`algorithm_cores`]).
+/// Environment variable overriding the cores that choose the algorithms (`runtime::algorithm_cores`).
 pub const ENV_CORES: &str = "SHMEMX_CORES";
 
 /// Where the flag of [`Runtime::put_stage_flagged`] is, in the receiver's team slot.

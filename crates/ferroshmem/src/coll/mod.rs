@@ -8,7 +8,7 @@
 //!
 //! With more PEs than cores, what costs is how often each PE must be scheduled, so every
 //! collective that needs every member makes one central sync ([`Group::exchange`]): small
-//! contributions go into a mailbox on member 0 ([`W_CENTRAL`]), medium ones (up to
+//! contributions go into a mailbox on member 0 (`W_CENTRAL`), medium ones (up to
 //! [`STAGE_HALF`]) into each member's staging area (`job::STAGE_BYTES` per slot, after the
 //! slots); broadcasts up to [`STAGED_BROADCAST_BYTES`] go through a ring in the root's staging
 //! area with no sync at all ([`Group::broadcast_staged`]).
@@ -19,11 +19,11 @@
 //! the PE that reduced a chunk writes it into every member's destination after every member has
 //! entered. A closing sync makes every source reusable on return. Larger alltoalls with more PEs
 //! than cores *push* instead ([`Group::can_push`]): each block is written into its owner's
-//! destination once the owner has entered and counted there ([`W_DELIVERED`]); nobody reads
+//! destination once the owner has entered and counted there (`W_DELIVERED`); nobody reads
 //! another PE's buffers, so there is no closing sync.
 //!
-//! Synchronisation lives on the team's own slot (slot words 64..384: [`W_ARRIVE`], [`W_WORD`],
-//! [`W_ENTER`], the scratch ring, the central mailbox; the team sync before them), with epochs
+//! Synchronisation lives on the team's own slot (slot words 64..384 placed by `team::slot_layout`: `W_ARRIVE`, `W_WORD`,
+//! `W_ENTER`, the scratch ring, the central mailbox; the team sync before them), with epochs
 //! from `TeamInner::next_epoch`, so only the team's members take part and teams can run
 //! collectives concurrently. An active set has no slot: it uses the caller's `pSync` array as
 //! [`ActiveSet`] describes.
@@ -374,12 +374,12 @@ impl Group for TeamGroup<'_> {
     /// The scratch is a ring of entries of the payload's size, the entry chosen by the epoch's
     /// block (epoch >> shift). Before writing an entry, this PE waits until every member has
     /// started a collective after the last one that could have written the entry's words (a
-    /// member reads an entry only during its own epoch, and [`W_ENTER`] only grows; see
+    /// member reads an entry only during its own epoch, and `W_ENTER` only grows; see
     /// `wait_ring_free`). Entries interleave tag and payload words (even words of the ring are tags: the epoch
     /// that wrote them, whatever the entry size), and readers wait for the entry's first tag:
     /// it is in the payload's cache line, and since an entry is not rewritten while a reader
     /// may still wait for it, `tag >= epoch` means this epoch's data.
-    /// [`W_ENTER`] is set before this wait, so two PEs never wait for each other here. A small
+    /// `W_ENTER` is set before this wait, so two PEs never wait for each other here. A small
     /// broadcast root can thus run up to `depth` operations ahead of the slowest member.
     fn enter_eager(&mut self, rt: &Runtime, payload: usize, len: usize, common: usize) -> bool {
         debug_assert!(len <= EAGER_BYTES && common <= EAGER_BYTES);

@@ -15,7 +15,7 @@ pub mod checked;
 pub mod color;
 pub mod host_groups;
 pub mod pe_set;
-pub mod slot_layout;
+pub(crate) mod slot_layout;
 pub mod slots;
 pub mod unique;
 
@@ -248,7 +248,7 @@ impl TeamInner {
     }
 
     /// The team's host groups, when its members span hosts and there are at most
-    /// [`crate::coll::hier::MAX_GROUPS`] of them: then its syncs and collectives are
+    /// `coll::hier::MAX_GROUPS` of them: then its syncs and collectives are
     /// hierarchical (`coll::hier`). `None` for a team within one host (the shared-memory
     /// algorithms, unchanged) and for a team over more hosts (the flat algorithms of
     /// `coll::across`). The same answer on every member.
