@@ -34,6 +34,7 @@
 //! reader that lags behind its writer).
 #![allow(unsafe_code)]
 
+pub mod active;
 mod across;
 pub mod api;
 pub(crate) mod hier;
@@ -568,8 +569,10 @@ impl Group for TeamGroup<'_> {
     }
 }
 
-/// Words of `pSync` an active-set collective uses (SHMEM_*_SYNC_SIZE is at least this).
-pub const PSYNC_WORDS: usize = 3;
+/// Words of `pSync` an active-set collective uses (SHMEM_*_SYNC_SIZE is at least this): the
+/// barrier's two, collect's count and, once per set, the slot agreement of its team
+/// (`active`).
+pub const PSYNC_WORDS: usize = 4;
 
 /// A deprecated active set (`PE_start`, `logPE_stride`, `PE_size`) with the caller's `pSync`
 /// (symmetric, `SHMEM_SYNC_VALUE` = 0 everywhere on entry; restored to 0 before return).
@@ -600,6 +603,26 @@ impl ActiveSet {
         size: i64,
         psync: usize,
     ) -> Result<Self> {
+        let (start, stride, size, me) = Self::check(rt, routine, start, log_stride, size, psync)?;
+        Ok(Self::checked(rt, start, stride, size, me, psync))
+    }
+
+    /// An active set whose arguments [`Self::check`] accepted.
+    fn checked(rt: &Runtime, start: usize, stride: usize, size: usize, me: usize, psync: usize) -> Self {
+        let spans_hosts = rt.spans_hosts(size, |i| start + i * stride);
+        ActiveSet { spans_hosts, start, stride, size, me, psync }
+    }
+
+    /// Checks the triplet against the job and this PE's membership, and `pSync`: (start,
+    /// stride, size, this PE's index).
+    fn check(
+        rt: &Runtime,
+        routine: &'static str,
+        start: i64,
+        log_stride: i64,
+        size: i64,
+        psync: usize,
+    ) -> Result<(usize, usize, usize, usize)> {
         if !(0..31).contains(&log_stride) {
             return Err(Error::invalid(routine, "logPE_stride", format!("{log_stride}")));
         }
@@ -623,15 +646,7 @@ impl ActiveSet {
             return Err(Error::invalid(routine, "pSync", "not 8-byte aligned"));
         }
         rt.translate(routine, psync, PSYNC_WORDS * 8, rt.my_pe as i64)?;
-        let spans_hosts = rt.spans_hosts(size as usize, |i| (start + i as i64 * stride) as usize);
-        Ok(ActiveSet {
-            spans_hosts,
-            start: start as usize,
-            stride: stride as usize,
-            size: size as usize,
-            me: (me / stride) as usize,
-            psync,
-        })
+        Ok((start as usize, stride as usize, size as usize, (me / stride) as usize))
     }
 
     fn word(&self, rt: &Runtime, member: usize, k: usize) -> &AtomicU64 {

@@ -344,7 +344,14 @@ pub struct Teams {
     pub world: Arc<TeamInner>,
     /// Sequence of this PE's unique ids (team_init).
     pub(crate) next_uid_seq: AtomicU64,
+    /// The teams of the active sets this PE's deprecated collectives used, by (start, stride,
+    /// size); `None`: no team could be made, the set takes the pSync algorithms
+    /// (`coll::active`).
+    pub(crate) active_sets: Mutex<ActiveSetTeams>,
 }
+
+/// The teams of active sets, by (start, stride, size).
+pub(crate) type ActiveSetTeams = std::collections::HashMap<(usize, usize, usize), Option<Arc<TeamInner>>>;
 
 impl std::fmt::Debug for Teams {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -384,6 +391,7 @@ impl Teams {
             slot_bytes,
             world: world.clone(),
             next_uid_seq: AtomicU64::new(1),
+            active_sets: Mutex::default(),
         };
         teams.publish(world, 0);
         // SHARED and NODE hold the PEs of this host; SAME_MYPE_NODE the PEs with this PE's
@@ -419,6 +427,14 @@ impl Teams {
         mirror.generation.store(generation, Ordering::Release);
         *entry = HandleEntry { generation, team: Some(team) };
         handle
+    }
+
+    /// Registers the team of an active set (`coll::active`), whose members agreed on `slot`
+    /// (claimed here) and on starting after `base_epoch`.
+    pub(crate) fn adopt(&self, pes: PeSet, me: usize, slot: usize, base_epoch: u64) -> Arc<TeamInner> {
+        let team = Arc::new(TeamInner::new(pes, me, slot, base_epoch, TeamConfig::default(), TeamKind::User));
+        self.register(team.clone());
+        team
     }
 
     /// Registers a newly created team on its (claimed) slot; returns its handle.
