@@ -7,8 +7,8 @@
  * alltoalls32/64 and TYPE_OP_to_all, over several (PE_start, logPE_stride, PE_size) subsets,
  * reusing one pSync per kind back to back (it must come back to SHMEM_SYNC_VALUE), with
  * 0, 1, 7 and 1024 elements, and the non-members doing other work meanwhile. Sets run on
- * teams of their own (coll::active); with SHMEMX_TEAM_SLOTS=6 only the first subset gets one
- * and the others keep the pSync algorithms. */
+ * teams of their own (coll::active); with SHMEMX_TEAM_SLOTS=6 (two slots beyond the predefined
+ * teams) later subsets find no free slot on some member and keep the pSync algorithms. */
 #include <complex.h>
 #include <stdint.h>
 
