@@ -60,6 +60,10 @@ macro_rules! on_set {
             $psync as usize,
         ));
         match group {
+            SetGroup::World => {
+                let $g = &mut TeamGroup::new(&$rt.teams.world);
+                check((|| $body)())
+            }
             SetGroup::Team(team) => {
                 let $g = &mut TeamGroup::new(&team);
                 check((|| $body)())
@@ -255,6 +259,7 @@ fn set_barrier(routine: &'static str, start: c_int, log_stride: c_int, size: c_i
         rt.quiet();
     }
     match group {
+        SetGroup::World => check(fcore::team::team_sync(rt, &rt.teams.world, routine)),
         SetGroup::Team(team) => check(fcore::team::team_sync(rt, &team, routine)),
         SetGroup::Set(set) => set.barrier(rt),
     }

@@ -27,6 +27,8 @@ use crate::team::TeamInner;
 /// Where an active-set collective runs.
 #[derive(Debug)]
 pub enum SetGroup {
+    /// On the world team (`Teams::world`): the set is every PE.
+    World,
     /// On the set's team.
     Team(Arc<TeamInner>),
     /// Through the pSync algorithms (no team could be made for the set).
@@ -47,7 +49,7 @@ pub fn active_group(
     let (start, stride, size, me) = ActiveSet::check(rt, routine, start, log_stride, size, psync)?;
     let key = (start, stride, size);
     if key == (0, 1, rt.n_pes) {
-        return Ok(SetGroup::Team(rt.teams.world.clone()));
+        return Ok(SetGroup::World);
     }
     let known = rt.teams.active_sets.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned();
     if let Some(Some(team)) = known {
