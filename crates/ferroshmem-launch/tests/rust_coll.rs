@@ -54,7 +54,7 @@ fn set<T: Val>(s: &SymSlice<T>, n: usize, f: impl Fn(usize) -> T) {
 }
 
 struct Ctx<'a> {
-    team: &'a Team,
+    team: &'a Team<'a>,
     name: &'a str,
     me: usize,
 }
@@ -190,18 +190,18 @@ fn all_on(s: &Shmem, team: &Team, name: &str, bytes: &[usize], bufs: &Bufs) {
     }
 }
 
-struct Bufs {
-    i8s: (SymSlice<i8>, SymSlice<i8>),
-    i32s: (SymSlice<i32>, SymSlice<i32>),
-    i64s: (SymSlice<i64>, SymSlice<i64>),
-    f32s: (SymSlice<f32>, SymSlice<f32>),
-    f64s: (SymSlice<f64>, SymSlice<f64>),
-    c64s: (SymSlice<Complex<f64>>, SymSlice<Complex<f64>>),
+struct Bufs<'s> {
+    i8s: (SymSlice<'s, i8>, SymSlice<'s, i8>),
+    i32s: (SymSlice<'s, i32>, SymSlice<'s, i32>),
+    i64s: (SymSlice<'s, i64>, SymSlice<'s, i64>),
+    f32s: (SymSlice<'s, f32>, SymSlice<'s, f32>),
+    f64s: (SymSlice<'s, f64>, SymSlice<'s, f64>),
+    c64s: (SymSlice<'s, Complex<f64>>, SymSlice<'s, Complex<f64>>),
 }
 
-impl Bufs {
+impl<'s> Bufs<'s> {
     /// Room for `bytes` per block, times 3 (alltoalls strides) and the PE count.
-    fn new(s: &Shmem, bytes: usize) -> Bufs {
+    fn new(s: &'s Shmem, bytes: usize) -> Bufs<'s> {
         let len = |size: usize| s.n_pes() * 3 * bytes.div_ceil(size).max(8);
         let pair = |size| (len(size), len(size));
         let (a, b) = pair(1);
@@ -221,7 +221,7 @@ impl Bufs {
 }
 
 /// The arbitrary-order team: member index (7 me + 3) mod n, id drawn by PE 0.
-fn arbitrary(s: &Shmem) -> Team {
+fn arbitrary(s: &Shmem) -> Team<'_> {
     let n = s.n_pes();
     let id: SymSlice<u64> = s.alloc(1).unwrap();
     if s.my_pe() == 0 {

@@ -33,16 +33,91 @@ symmetric!(i8, u8, i16, u16, i32, u32, i64, u64, i128, u128, isize, usize, f32, 
 // SAFETY: arrays of plain data are plain data.
 unsafe impl<T: Symmetric, const N: usize> Symmetric for [T; N] {}
 
-/// Handle to the running OpenSHMEM job. Cheap to copy; every PE gets one from [`Shmem::init`].
-#[derive(Debug, Clone, Copy)]
+/// Handle to the running OpenSHMEM job; every PE gets one from [`Shmem::init`].
+///
+/// Everything made through it (symmetric slices, teams, team requests, locks) borrows it, and
+/// [`Shmem::finalize`] takes it by value, so no handle can be used after finalize: that does
+/// not compile.
+///
+/// ```compile_fail,E0505
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let data = shmem.alloc::<u64>(4).unwrap();
+/// shmem.finalize();
+/// data.p(0, 0, 1).unwrap(); // RMA after finalize
+/// ```
+/// ```compile_fail,E0505
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let world = shmem.team_world();
+/// shmem.finalize();
+/// world.sync().unwrap(); // a collective after finalize
+/// ```
+/// ```compile_fail,E0505
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let request = shmem.team_world().split_strided_nb(0, 1, 1, Default::default());
+/// shmem.finalize();
+/// let _ = request.wait(); // a team creation completed after finalize
+/// ```
+/// ```compile_fail,E0505
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let lock = ferroshmem::Lock::new(&shmem).unwrap();
+/// shmem.finalize();
+/// let _guard = lock.lock(); // a lock taken after finalize
+/// ```
+/// ```compile_fail,E0382
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let copy = shmem; // moves: Shmem is neither Copy nor Clone
+/// shmem.finalize();
+/// ```
+///
+/// What is allowed: threads borrow the handle (scoped threads), each with its own teams.
+///
+/// ```no_run
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let world = shmem.team_world();
+/// let (row, col) = world.split_2d(2, Default::default(), Default::default()).unwrap();
+/// let data = shmem.alloc::<u64>(8).unwrap();
+/// std::thread::scope(|s| {
+///     s.spawn(move || row.sync().unwrap()); // a Team moves (Send, not Sync)
+///     s.spawn(move || col.sync().unwrap());
+///     s.spawn(|| data.write(shmem.my_pe(), 1).unwrap()); // slices and Shmem are shared
+/// });
+/// drop(world);
+/// data.free().unwrap();
+/// shmem.finalize();
+/// ```
+///
+/// A process holds one `Shmem` at a time ([`Shmem::init`] fails while one is alive; dropping it
+/// without finalize lets a later `init` join the running job again), so finalize through one
+/// handle can never leave another's borrowers running. Share it between threads by reference
+/// (it is `Sync`): teams and slices borrowed from it move into scoped threads.
+#[derive(Debug)]
 pub struct Shmem {
     rt: &'static Runtime,
 }
 
+/// Whether this process holds a [`Shmem`] now (see its documentation).
+static HELD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 impl Shmem {
     /// Starts (collectively) or joins the job. A program not started by `oshrun` is one PE.
+    /// Fails while this process holds another `Shmem`, and after [`Shmem::finalize`].
     pub fn init() -> Result<Shmem> {
-        Ok(Shmem { rt: runtime::start_or_join(InitOptions::default())? })
+        use std::sync::atomic::Ordering;
+        if HELD.swap(true, Ordering::AcqRel) {
+            return Err(Error::invalid(
+                "Shmem::init",
+                "Shmem",
+                "this process already holds a Shmem: pass that one by reference (one per process, \
+                 so that finalize(self) ends every use)",
+            ));
+        }
+        match runtime::start_or_join(InitOptions::default()) {
+            Ok(rt) => Ok(Shmem { rt }),
+            Err(e) => {
+                HELD.store(false, Ordering::Release);
+                Err(e)
+            }
+        }
     }
 
     /// Starts the job requesting a thread level; returns the level provided (always `Multiple`).
@@ -84,13 +159,13 @@ impl Shmem {
 
     /// Collectively allocates `len` zeroed elements on every PE. Every PE must call it with the
     /// same `len` at the same point of the program.
-    pub fn alloc<T: Symmetric>(&self, len: usize) -> Result<SymSlice<T>> {
+    pub fn alloc<T: Symmetric>(&self, len: usize) -> Result<SymSlice<'_, T>> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| Error::invalid("Shmem::alloc", "len", format!("{len} elements overflow")))?;
         let _busy = self.rt.teams.world.claim("Shmem::alloc");
         let addr = self.rt.sym_alloc_zeroed("Shmem::alloc", bytes.max(1), std::mem::align_of::<T>())?;
-        Ok(SymSlice { addr, len, rt: self.rt, _t: PhantomData })
+        Ok(SymSlice { addr, len, rt: self.rt, _shmem: PhantomData, _t: PhantomData })
     }
 
     /// Ends the job on every PE with `status` (shmem_global_exit).
@@ -114,10 +189,19 @@ impl Shmem {
         Ok(())
     }
 
-    /// Collective end of OpenSHMEM use on this PE.
+    /// Collective end of OpenSHMEM use on this PE. Takes the handle: every slice, team and
+    /// request borrowed from it must be gone (freed, destroyed or dropped) first.
     pub fn finalize(self) {
         let _busy = self.rt.teams.world.claim("Shmem::finalize");
         self.rt.finalize()
+    }
+}
+
+impl Drop for Shmem {
+    fn drop(&mut self) {
+        // Its borrowers are gone: another `init` may hand out a handle again (and fails if
+        // this one finalized).
+        HELD.store(false, std::sync::atomic::Ordering::Release);
     }
 }
 
@@ -127,14 +211,16 @@ impl Shmem {
 /// `shmem_free`, every PE must release it at the same point of program order; use
 /// [`SymSlice::free`] to also wait until no PE still uses it.
 #[derive(Debug)]
-pub struct SymSlice<T: Symmetric> {
+pub struct SymSlice<'s, T: Symmetric> {
     addr: usize,
     len: usize,
     rt: &'static Runtime,
+    /// Borrows the [`Shmem`] it came from, so it cannot outlive finalize.
+    _shmem: PhantomData<&'s Shmem>,
     _t: PhantomData<T>,
 }
 
-impl<T: Symmetric> SymSlice<T> {
+impl<T: Symmetric> SymSlice<'_, T> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
@@ -257,7 +343,7 @@ impl<T: Symmetric> SymSlice<T> {
     }
 }
 
-impl<T: Symmetric> Drop for SymSlice<T> {
+impl<T: Symmetric> Drop for SymSlice<'_, T> {
     fn drop(&mut self) {
         let _ = self.rt.release("SymSlice::drop", self.addr);
     }
@@ -284,7 +370,7 @@ macro_rules! atomic_value {
 }
 atomic_value!(i32 => u32, u32 => u32, i64 => u64, u64 => u64);
 
-impl<T: AtomicValue> SymSlice<T> {
+impl<T: AtomicValue> SymSlice<'_, T> {
     fn amo(&self, routine: &'static str, pe: usize, i: usize, op: AmoOp<T::Word>) -> Result<T> {
         self.check(routine, i, 1)?;
         // SAFETY: the element is in bounds; amo checks symmetry, the PE and alignment.
@@ -345,7 +431,7 @@ impl<T: AtomicValue> SymSlice<T> {
     }
 }
 
-impl<T: Symmetric> SymSlice<T> {
+impl<T: Symmetric> SymSlice<'_, T> {
     /// Puts `src` at `offset` on `pe`, then updates `signal[sig_index]` there (shmem_put_signal).
     #[allow(clippy::too_many_arguments)]
     pub fn put_signal(
@@ -353,7 +439,7 @@ impl<T: Symmetric> SymSlice<T> {
         pe: usize,
         offset: usize,
         src: &[T],
-        signal: &SymSlice<u64>,
+        signal: &SymSlice<'_, u64>,
         sig_index: usize,
         value: u64,
         op: SignalOp,
@@ -379,13 +465,13 @@ impl<T: Symmetric> SymSlice<T> {
 
 /// A distributed lock on a symmetric word (shmem_set_lock and friends).
 #[derive(Debug)]
-pub struct Lock {
-    word: SymSlice<i64>,
+pub struct Lock<'s> {
+    word: SymSlice<'s, i64>,
 }
 
-impl Lock {
+impl<'s> Lock<'s> {
     /// Collectively creates a lock.
-    pub fn new(shmem: &Shmem) -> Result<Lock> {
+    pub fn new(shmem: &'s Shmem) -> Result<Lock<'s>> {
         Ok(Lock { word: shmem.alloc(1)? })
     }
     /// Blocks until this PE holds the lock; returns a guard that releases it.
@@ -402,7 +488,7 @@ impl Lock {
 /// Holds a [`Lock`]; releases it when dropped.
 #[derive(Debug)]
 pub struct LockGuard<'a> {
-    lock: &'a Lock,
+    lock: &'a Lock<'a>,
 }
 
 impl Drop for LockGuard<'_> {
@@ -435,7 +521,7 @@ use std::sync::Arc;
 /// share it:
 ///
 /// ```compile_fail,E0277
-/// fn share(team: &ferroshmem::Team) {
+/// fn share(team: &ferroshmem::Team<'_>) {
 ///     std::thread::scope(|s| {
 ///         s.spawn(|| team.sync());
 ///         s.spawn(|| team.sync());
@@ -443,7 +529,7 @@ use std::sync::Arc;
 /// }
 /// ```
 /// ```no_run
-/// fn per_thread(a: ferroshmem::Team, b: ferroshmem::Team) {
+/// fn per_thread(a: ferroshmem::Team<'_>, b: ferroshmem::Team<'_>) {
 ///     std::thread::scope(|s| {
 ///         s.spawn(move || a.sync());
 ///         s.spawn(move || b.sync());
@@ -451,15 +537,17 @@ use std::sync::Arc;
 /// }
 /// ```
 #[derive(Debug)]
-pub struct Team {
+pub struct Team<'s> {
     inner: Arc<TeamInner>,
     rt: &'static Runtime,
+    /// Borrows the [`Shmem`] it came from, so it cannot outlive finalize.
+    _shmem: PhantomData<&'s Shmem>,
     /// Not `Sync` (see above); `Cell<()>` is `Send` and not `Sync`.
     _one_thread_at_a_time: PhantomData<std::cell::Cell<()>>,
 }
 
 /// Outcome of a split for this PE: `None` when it is not a member of the new team.
-pub type SplitResult = Result<Option<Team>>;
+pub type SplitResult<'s> = Result<Option<Team<'s>>>;
 
 /// A team creation in flight (UCC's post/test): complete it with [`TeamRequest::wait`] or
 /// poll it with [`TeamRequest::test`]. Other collectives (on other teams) may run meanwhile;
@@ -472,24 +560,30 @@ pub type SplitResult = Result<Option<Team>>;
 /// leaves the request as it is.
 #[derive(Debug)]
 #[must_use = "a team creation must be completed with wait() or test()"]
-pub struct TeamRequest {
+pub struct TeamRequest<'s> {
     req: Option<teams::CreateRequest>,
     rt: &'static Runtime,
+    /// Borrows the [`Shmem`] it came from (its teams will too).
+    _shmem: PhantomData<&'s Shmem>,
     /// The parent of a split, marked busy until the creation completes.
     parent: Option<teams::Claim>,
 }
 
 /// The teams a completed request made on this PE.
 #[derive(Debug)]
-pub enum NewTeams {
+pub enum NewTeams<'s> {
     /// A strided split or a split by color: the team, or `None` for a non-member.
-    One(Option<Team>),
+    One(Option<Team<'s>>),
     /// split_2d: (x-axis team, y-axis team).
-    Two(Team, Team),
+    Two(Team<'s>, Team<'s>),
 }
 
-impl TeamRequest {
-    fn finish(rt: &'static Runtime, created: Created) -> NewTeams {
+impl<'s> TeamRequest<'s> {
+    fn new(req: teams::CreateRequest, rt: &'static Runtime, parent: Option<teams::Claim>) -> Self {
+        TeamRequest { req: Some(req), rt, _shmem: PhantomData, parent }
+    }
+
+    fn finish(rt: &'static Runtime, created: Created) -> NewTeams<'s> {
         match created {
             Created::One(t) => NewTeams::One(t.map(|inner| Team::new(inner, rt))),
             Created::Two(x, y) => NewTeams::Two(Team::new(x, rt), Team::new(y, rt)),
@@ -497,7 +591,7 @@ impl TeamRequest {
     }
 
     /// Advances the creation; `Some` once it is complete on this PE.
-    pub fn test(&mut self) -> Option<Result<NewTeams>> {
+    pub fn test(&mut self) -> Option<Result<NewTeams<'s>>> {
         let req = self.req.as_mut()?;
         req.poll(self.rt)?;
         let req = self.req.take()?;
@@ -506,7 +600,7 @@ impl TeamRequest {
     }
 
     /// Completes the creation.
-    pub fn wait(mut self) -> Result<NewTeams> {
+    pub fn wait(mut self) -> Result<NewTeams<'s>> {
         let req = self
             .req
             .take()
@@ -516,27 +610,27 @@ impl TeamRequest {
 }
 
 impl Shmem {
-    fn predefined(&self, handle: TeamHandle) -> Team {
+    fn predefined(&self, handle: TeamHandle) -> Team<'_> {
         Team::new(self.rt.teams.get(handle).expect("predefined teams always exist"), self.rt)
     }
 
     /// `SHMEM_TEAM_WORLD`.
-    pub fn team_world(&self) -> Team {
+    pub fn team_world(&self) -> Team<'_> {
         self.predefined(TeamHandle::WORLD)
     }
 
     /// `SHMEM_TEAM_SHARED`: every PE that shares memory with this one (all of them, on one machine).
-    pub fn team_shared(&self) -> Team {
+    pub fn team_shared(&self) -> Team<'_> {
         self.predefined(TeamHandle::SHARED)
     }
 
     /// `SHMEMX_TEAM_NODE`: the PEs of this node.
-    pub fn team_node(&self) -> Team {
+    pub fn team_node(&self) -> Team<'_> {
         self.predefined(TeamHandle::NODE)
     }
 
     /// `SHMEMX_TEAM_SAME_MYPE_NODE`: the PEs with this PE's node-local number, one per node.
-    pub fn team_same_mype_node(&self) -> Team {
+    pub fn team_same_mype_node(&self) -> Team<'_> {
         self.predefined(TeamHandle::SAME_MYPE_NODE)
     }
 
@@ -548,16 +642,28 @@ impl Shmem {
 
     /// Starts joining the arbitrary team `uniqueid` as member `pe_idx` of `npes`
     /// (`shmemx_team_init_nb`). Only the members call it; several may be in flight.
-    pub fn team_init_nb(&self, uniqueid: u64, npes: usize, pe_idx: usize, config: TeamConfig) -> TeamRequest {
+    pub fn team_init_nb(
+        &self,
+        uniqueid: u64,
+        npes: usize,
+        pe_idx: usize,
+        config: TeamConfig,
+    ) -> TeamRequest<'_> {
         // Counts beyond i64::MAX are out of range all the same (and refused as such).
         let (npes, pe_idx) =
             (i64::try_from(npes).unwrap_or(i64::MAX), i64::try_from(pe_idx).unwrap_or(i64::MAX));
         let req = teams::init_start(self.rt, "Shmem::team_init", uniqueid, npes, pe_idx, Ok(config));
-        TeamRequest { req: Some(req), rt: self.rt, parent: None }
+        TeamRequest::new(req, self.rt, None)
     }
 
     /// Joins the arbitrary team `uniqueid` as member `pe_idx` of `npes` (`shmemx_team_init`).
-    pub fn team_init(&self, uniqueid: u64, npes: usize, pe_idx: usize, config: TeamConfig) -> Result<Team> {
+    pub fn team_init(
+        &self,
+        uniqueid: u64,
+        npes: usize,
+        pe_idx: usize,
+        config: TeamConfig,
+    ) -> Result<Team<'_>> {
         match self.team_init_nb(uniqueid, npes, pe_idx, config).wait()? {
             NewTeams::One(Some(t)) => Ok(t),
             _ => unreachable!("team_init makes this PE's team"),
@@ -570,7 +676,7 @@ impl Shmem {
     }
 }
 
-impl Drop for TeamRequest {
+impl Drop for TeamRequest<'_> {
     fn drop(&mut self) {
         let Some(req) = self.req.take() else { return };
         if std::thread::panicking() {
@@ -581,9 +687,9 @@ impl Drop for TeamRequest {
     }
 }
 
-impl Team {
-    fn new(inner: Arc<TeamInner>, rt: &'static Runtime) -> Team {
-        Team { inner, rt, _one_thread_at_a_time: PhantomData }
+impl<'s> Team<'s> {
+    fn new(inner: Arc<TeamInner>, rt: &'static Runtime) -> Team<'s> {
+        Team { inner, rt, _shmem: PhantomData, _one_thread_at_a_time: PhantomData }
     }
 
     /// This PE's number in the team.
@@ -602,7 +708,7 @@ impl Team {
     }
 
     /// Number in `dest` of this team's PE `pe`, if it is a member there.
-    pub fn translate_pe(&self, pe: usize, dest: &Team) -> Option<usize> {
+    pub fn translate_pe(&self, pe: usize, dest: &Team<'_>) -> Option<usize> {
         let r = teams::translate(&self.inner, pe as i64, &dest.inner);
         (r >= 0).then_some(r as usize)
     }
@@ -610,7 +716,7 @@ impl Team {
     /// Address in this process of element `i` of `data` on team PE `pe` (`shmem_team_ptr`):
     /// null when that memory cannot be reached with loads and stores from here. A PE number
     /// outside the team is an error.
-    pub fn ptr<T: Symmetric>(&self, data: &SymSlice<T>, pe: usize, i: usize) -> Result<*mut T> {
+    pub fn ptr<T: Symmetric>(&self, data: &SymSlice<'_, T>, pe: usize, i: usize) -> Result<*mut T> {
         data.check("Team::ptr", i, 1)?;
         let world = self.world_pe(pe).ok_or(Error::InvalidPe {
             routine: "Team::ptr",
@@ -642,7 +748,13 @@ impl Team {
     }
 
     /// Starts a strided split (relative to this team); see [`Team::split_strided`].
-    pub fn split_strided_nb(&self, start: i64, stride: i64, size: i64, config: TeamConfig) -> TeamRequest {
+    pub fn split_strided_nb(
+        &self,
+        start: i64,
+        stride: i64,
+        size: i64,
+        config: TeamConfig,
+    ) -> TeamRequest<'s> {
         let parent = Some(self.inner.claim("Team::split_strided"));
         let req = teams::split_strided_start(
             self.rt,
@@ -653,13 +765,13 @@ impl Team {
             size,
             Ok(config),
         );
-        TeamRequest { req: Some(req), rt: self.rt, parent }
+        TeamRequest::new(req, self.rt, parent)
     }
 
     /// `shmem_team_split_strided`: members `start + i * stride` (team numbers of this team),
     /// `i < size`; the stride may be negative (reverse order) or 0 for a team of one.
     /// Collective over this team; `Err` on every PE if any PE fails.
-    pub fn split_strided(&self, start: i64, stride: i64, size: i64, config: TeamConfig) -> SplitResult {
+    pub fn split_strided(&self, start: i64, stride: i64, size: i64, config: TeamConfig) -> SplitResult<'s> {
         match self.split_strided_nb(start, stride, size, config).wait()? {
             NewTeams::One(t) => Ok(t),
             NewTeams::Two(..) => unreachable!("a strided split makes one team"),
@@ -667,7 +779,7 @@ impl Team {
     }
 
     /// Starts a 2D split; see [`Team::split_2d`].
-    pub fn split_2d_nb(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> TeamRequest {
+    pub fn split_2d_nb(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> TeamRequest<'s> {
         let parent = Some(self.inner.claim("Team::split_2d"));
         let req = teams::split_2d_start(
             self.rt,
@@ -677,11 +789,16 @@ impl Team {
             Ok(xconfig),
             Ok(yconfig),
         );
-        TeamRequest { req: Some(req), rt: self.rt, parent }
+        TeamRequest::new(req, self.rt, parent)
     }
 
     /// `shmem_team_split_2d`: (row team, column team) of a grid `xrange` wide.
-    pub fn split_2d(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> Result<(Team, Team)> {
+    pub fn split_2d(
+        &self,
+        xrange: i64,
+        xconfig: TeamConfig,
+        yconfig: TeamConfig,
+    ) -> Result<(Team<'s>, Team<'s>)> {
         match self.split_2d_nb(xrange, xconfig, yconfig).wait()? {
             NewTeams::Two(x, y) => Ok((x, y)),
             NewTeams::One(_) => unreachable!("split_2d makes two teams"),
@@ -689,7 +806,7 @@ impl Team {
     }
 
     /// Starts a split by color and key; see [`Team::split_color`].
-    pub fn split_color_nb(&self, color: Option<u32>, key: i64, config: TeamConfig) -> TeamRequest {
+    pub fn split_color_nb(&self, color: Option<u32>, key: i64, config: TeamConfig) -> TeamRequest<'s> {
         let parent = Some(self.inner.claim("Team::split_color"));
         let req = teams::split_color_start(
             self.rt,
@@ -699,14 +816,14 @@ impl Team {
             key,
             Ok(config),
         );
-        TeamRequest { req: Some(req), rt: self.rt, parent }
+        TeamRequest::new(req, self.rt, parent)
     }
 
     /// `shmemx_team_split_color` (like `MPI_Comm_split`): every PE of this team calls it; the
     /// PEs that pass the same `color` form one team, ordered by `key` and then by their number
     /// in this team. `None` (`SHMEMX_COLOR_UNDEFINED`) joins no team and gets `Ok(None)`. One
     /// collective call makes all the teams; `Err` on every PE if any PE fails.
-    pub fn split_color(&self, color: Option<u32>, key: i64, config: TeamConfig) -> SplitResult {
+    pub fn split_color(&self, color: Option<u32>, key: i64, config: TeamConfig) -> SplitResult<'s> {
         match self.split_color_nb(color, key, config).wait()? {
             NewTeams::One(t) => Ok(t),
             NewTeams::Two(..) => unreachable!("a split by color makes one team per PE"),
@@ -732,7 +849,7 @@ impl Team {
     }
 }
 
-impl Drop for Team {
+impl Drop for Team<'_> {
     fn drop(&mut self) {
         if !self.is_predefined() {
             let _ = self.rt.teams.destroy(self.inner.handle());

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 fn check_len<T: Symmetric>(
     routine: &'static str,
     (slice, count): (&'static str, &'static str),
-    s: &SymSlice<T>,
+    s: &SymSlice<'_, T>,
     need: Option<usize>,
     counts: impl FnOnce() -> String,
 ) -> Result<()> {
@@ -39,13 +39,13 @@ fn bytes<T: Symmetric>(routine: &'static str, what: &'static str, n: usize) -> R
         .ok_or_else(|| Error::invalid(routine, what, format!("{n} elements overflow")))
 }
 
-impl Team {
+impl Team<'_> {
     /// `shmem_broadcast`: copies `nelems` elements of `src` on team PE `root` into `dest` on
     /// every member (the root included).
     pub fn broadcast<T: Symmetric>(
         &self,
-        dest: &SymSlice<T>,
-        src: &SymSlice<T>,
+        dest: &SymSlice<'_, T>,
+        src: &SymSlice<'_, T>,
         nelems: usize,
         root: usize,
     ) -> Result<()> {
@@ -69,7 +69,12 @@ impl Team {
     }
 
     /// `shmem_fcollect`: `nelems` elements from every member, in team order, into `dest`.
-    pub fn fcollect<T: Symmetric>(&self, dest: &SymSlice<T>, src: &SymSlice<T>, nelems: usize) -> Result<()> {
+    pub fn fcollect<T: Symmetric>(
+        &self,
+        dest: &SymSlice<'_, T>,
+        src: &SymSlice<'_, T>,
+        nelems: usize,
+    ) -> Result<()> {
         const R: &str = "Team::fcollect";
         let n = self.n_pes();
         check_len(R, ("dest", "nelems"), dest, nelems.checked_mul(n), || {
@@ -86,8 +91,8 @@ impl Team {
     /// concatenated in team order into `dest`. Returns the total number of elements.
     pub fn collect<T: Symmetric>(
         &self,
-        dest: &SymSlice<T>,
-        src: &SymSlice<T>,
+        dest: &SymSlice<'_, T>,
+        src: &SymSlice<'_, T>,
         nelems: usize,
     ) -> Result<usize> {
         const R: &str = "Team::collect";
@@ -105,15 +110,20 @@ impl Team {
 
     /// `shmem_alltoall`: block `j` (of `nelems` elements) of every member's `src` goes to
     /// block `i` of member `j`'s `dest`, where `i` is the sender.
-    pub fn alltoall<T: Symmetric>(&self, dest: &SymSlice<T>, src: &SymSlice<T>, nelems: usize) -> Result<()> {
+    pub fn alltoall<T: Symmetric>(
+        &self,
+        dest: &SymSlice<'_, T>,
+        src: &SymSlice<'_, T>,
+        nelems: usize,
+    ) -> Result<()> {
         self.alltoalls_as("Team::alltoall", dest, src, 1, 1, nelems)
     }
 
     /// `shmem_alltoalls`: as [`Team::alltoall`] with element strides `dst` and `sst`.
     pub fn alltoalls<T: Symmetric>(
         &self,
-        dest: &SymSlice<T>,
-        src: &SymSlice<T>,
+        dest: &SymSlice<'_, T>,
+        src: &SymSlice<'_, T>,
         dst: usize,
         sst: usize,
         nelems: usize,
@@ -125,8 +135,8 @@ impl Team {
     fn alltoalls_as<T: Symmetric>(
         &self,
         r: &'static str,
-        dest: &SymSlice<T>,
-        src: &SymSlice<T>,
+        dest: &SymSlice<'_, T>,
+        src: &SymSlice<'_, T>,
         dst: usize,
         sst: usize,
         nelems: usize,
@@ -166,8 +176,8 @@ impl Team {
     pub fn reduce<T: Symmetric, O: ReduceOp<T>>(
         &self,
         _op: O,
-        dest: &SymSlice<T>,
-        src: &SymSlice<T>,
+        dest: &SymSlice<'_, T>,
+        src: &SymSlice<'_, T>,
         nreduce: usize,
     ) -> Result<()> {
         const R: &str = "Team::reduce";
@@ -183,7 +193,7 @@ impl Team {
     pub fn reduce_in_place<T: Symmetric, O: ReduceOp<T>>(
         &self,
         op: O,
-        buf: &SymSlice<T>,
+        buf: &SymSlice<'_, T>,
         nreduce: usize,
     ) -> Result<()> {
         self.reduce(op, buf, buf, nreduce)
