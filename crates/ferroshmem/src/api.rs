@@ -159,11 +159,23 @@ impl Shmem {
 
     /// Collectively allocates `len` zeroed elements on every PE. Every PE must call it with the
     /// same `len` at the same point of the program.
+    ///
+    /// A `len` whose size in bytes overflows fails on this PE before any communication; in
+    /// checked mode this PE still joins the allocation's checked barrier, so every PE returns
+    /// the same error (otherwise the others wait for it when they passed another `len`).
     pub fn alloc<T: Symmetric>(&self, len: usize) -> Result<SymSlice<'_, T>> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| Error::invalid("Shmem::alloc", "len", format!("{len} elements overflow")))?;
-        let _busy = self.rt.teams.world.claim("Shmem::alloc");
+        const R: &str = "Shmem::alloc";
+        let _busy = self.rt.teams.world.claim(R);
+        let inputs = [crate::coll::api::ALLOC, std::mem::size_of::<T>() as u64, len as u64];
+        let bytes = match crate::coll::api::local_checks(self.rt.n_pes, &inputs) {
+            Ok(bytes) => bytes,
+            Err(e) if self.rt.checked => {
+                let failed = crate::team::checked::Signature::failed(R, &inputs);
+                let agreed = crate::team::checked::check_call(self.rt, &self.rt.teams.world, &failed);
+                return Err(agreed.err().unwrap_or(e));
+            }
+            Err(e) => return Err(e),
+        };
         let addr = self.rt.sym_alloc_zeroed("Shmem::alloc", bytes.max(1), std::mem::align_of::<T>())?;
         Ok(SymSlice { addr, len, rt: self.rt, _shmem: PhantomData, _t: PhantomData })
     }
@@ -507,6 +519,19 @@ use std::sync::Arc;
 
 /// A team (OpenSHMEM 1.5 §9.4). Team PE numbers are `usize` indices into the team; the world
 /// numbers of the same PEs come from [`Team::world_pe`] / [`Team::translate_pe`].
+///
+/// **Argument errors of the collectives.** Each collective checks its counts and slices on
+/// this PE before any communication. Members that pass the same counts and the same symmetric
+/// slices (which have the same length on every PE) all fail alike. A member whose own
+/// arguments fail while the others' pass (a slice too short for the count, another object, a
+/// count that overflows only there):
+/// - in checked mode (`SHMEMX_CHECK_COLLECTIVES=1` or `SHMEM_DEBUG=1`) still joins the call's
+///   checked agreement and tells the others why, and every member returns the same
+///   [`Error::InvalidArgument`] naming it (`... (on team PE 2 of SHMEM_TEAM_WORLD)`);
+/// - by default returns its error at once without taking part, and the other members wait in
+///   the collective for it, for ever (a hang, as in C): finding out would cost an agreement on
+///   every call, which is what checked mode adds. `collect`, whose counts differ by design,
+///   publishes a bad count instead, so it fails on every member in either mode.
 ///
 /// [`Team::destroy`] is `shmem_team_destroy`: collective (a sync over the team, then the
 /// release). Dropping a team that was not destroyed releases it on this PE without any
