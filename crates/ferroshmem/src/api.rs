@@ -1,11 +1,11 @@
 //! The safe Rust API.
 //!
 //! Memory model: symmetric memory is shared with other processes that may write it at any time
-//! (puts, atomics). So this API never hands out `&[T]` or `&mut [T]` into symmetric memory:
-//! local elements are read and written by value ([`SymSlice::read`], [`SymSlice::write`]), remote
-//! ones by put/get/atomics taking a PE number. Ordering between PEs comes from barriers, quiet,
-//! atomics and waits, as in OpenSHMEM; a plain local read that races with a remote put sees
-//! either value or a mix of them for larger types, never undefined behaviour in the process.
+//! (puts, atomics), and a [`SymSlice`] is shared between threads. So this API never hands out
+//! `&[T]` or `&mut [T]` into symmetric memory: local elements are read and written by value
+//! ([`SymSlice::read`], [`SymSlice::write`]), remote ones by put/get/atomics taking a PE
+//! number, and those accesses are atomic (see "Data races" on [`SymSlice`]). Ordering between
+//! PEs comes from barriers, quiet, atomics and waits, as in OpenSHMEM.
 #![allow(unsafe_code)]
 
 use std::marker::PhantomData;
@@ -13,8 +13,9 @@ use std::marker::PhantomData;
 use crate::atomic::{self, AmoOp};
 use crate::error::{Error, Result};
 use crate::p2p::{self, Cmp, SignalOp, SyncWord};
+use crate::racefree;
 use crate::rma;
-use crate::runtime::{self, InitOptions, Runtime, ThreadLevel};
+use crate::runtime::{self, InitOptions, Runtime, Target, ThreadLevel};
 
 /// Plain data that may live in symmetric memory and be copied byte-wise between PEs.
 ///
@@ -219,6 +220,32 @@ impl Drop for Shmem {
 
 /// `len` elements of `T` at the same symmetric address on every PE.
 ///
+/// # Data races
+///
+/// A `SymSlice` is `Sync`, and other PEs write its memory whenever they like, so two accesses
+/// to one element can always meet. What is a data race (undefined behaviour in Rust) and what
+/// is not:
+///
+/// - **Not a data race**: [`read`](SymSlice::read), [`write`](SymSlice::write),
+///   [`to_vec`](SymSlice::to_vec), [`p`](SymSlice::p), [`g`](SymSlice::g) (Relaxed atomic
+///   loads and stores of each element: one access for the 1, 2, 4 and 8-byte types, words of
+///   its alignment for wider ones), [`put`](SymSlice::put) and [`get`](SymSlice::get) (a
+///   byte-wise atomic copy, as fast as `memcpy`), the `atomic_*` operations, the lock, and
+///   [`wait_until`](SymSlice::wait_until) / [`test`](SymSlice::test), whoever touches the
+///   same elements meanwhile: another thread, another PE, this PE's own puts. What such a
+///   race may give is a value written by one of the writers or, for an element wider than its
+///   alignment word (`u128`, arrays) or a block, a mix of their words or bytes: always a valid
+///   value ([`Symmetric`]), but OpenSHMEM calls such programs erroneous, and ordering still
+///   comes from barriers, quiet, fences, atomics and waits. No fence is added: every access
+///   is as cheap as before (a `mov` for one word).
+/// - **A data race**: the collectives ([`Team::broadcast`], `reduce`, ...) and the payload of
+///   [`put_signal`](SymSlice::put_signal) copy with plain `memcpy` (the code the C API shares,
+///   whose speed docs/PERFORMANCE.md measures). Touching their `dest` or source elements from
+///   another thread of this process while the call runs (on any PE's copy) is a data race.
+///   OpenSHMEM forbids it too (a collective's buffers are not to be used until it returns);
+///   the safe API does not prevent it yet. Other PEs (other processes) touching them is not a
+///   race in this process, only an erroneous program with mixed bytes.
+///
 /// Dropping releases the block on this PE without synchronising (Drop must not block). As with
 /// `shmem_free`, every PE must release it at the same point of program order; use
 /// [`SymSlice::free`] to also wait until no PE still uses it.
@@ -263,80 +290,113 @@ impl<T: Symmetric> SymSlice<'_, T> {
         (self.addr + offset * std::mem::size_of::<T>()) as *mut T
     }
 
-    /// Reads local element `i`.
+    /// Reads local element `i` (an atomic load: see "Data races" above).
     pub fn read(&self, i: usize) -> Result<T> {
         self.check("SymSlice::read", i, 1)?;
-        // SAFETY: in bounds of our live block; volatile because other PEs may write it.
-        Ok(unsafe { std::ptr::read_volatile(self.elem(i)) })
+        // SAFETY: in bounds of our live block, aligned for T; the safe API's accesses to it
+        // are all atomic (racefree).
+        Ok(unsafe { racefree::load(self.elem(i)) })
     }
 
-    /// Writes local element `i`.
+    /// Writes local element `i` (an atomic store: see "Data races" above).
     pub fn write(&self, i: usize, value: T) -> Result<()> {
         self.check("SymSlice::write", i, 1)?;
-        // SAFETY: in bounds of our live block; volatile because other PEs may read it.
-        unsafe { std::ptr::write_volatile(self.elem(i), value) };
+        // SAFETY: as in `read`.
+        unsafe { racefree::store(self.elem(i), value) };
         Ok(())
     }
 
-    /// Copies the local elements out.
+    /// Copies the local elements out (element by element, as [`SymSlice::read`]).
     pub fn to_vec(&self) -> Vec<T> {
-        // SAFETY: every index is in bounds of our live block.
-        (0..self.len).map(|i| unsafe { std::ptr::read_volatile(self.elem(i)) }).collect()
+        // SAFETY: every index is in bounds of our live block; as in `read`.
+        (0..self.len).map(|i| unsafe { racefree::load(self.elem(i)) }).collect()
     }
 
-    /// Puts `src` into elements `offset..` of this object on `pe`.
+    /// Puts `src` into elements `offset..` of this object on `pe` (a byte-wise atomic copy
+    /// on this host: see "Data races" above).
     pub fn put(&self, pe: usize, offset: usize, src: &[T]) -> Result<()> {
-        self.check("SymSlice::put", offset, src.len())?;
-        // SAFETY: src is a valid slice; the destination range is checked by rma::put.
-        unsafe {
-            rma::put(
-                self.rt,
-                "SymSlice::put",
-                self.elem(offset).cast(),
-                src.as_ptr().cast(),
-                std::mem::size_of_val(src),
-                pe as i64,
-            )
+        const R: &str = "SymSlice::put";
+        self.check(R, offset, src.len())?;
+        let n = std::mem::size_of_val(src);
+        match self.rt.target(R, self.elem(offset) as usize, n, pe as i64)? {
+            Target::Mapped(_) if n == 0 => Ok(()),
+            Target::Mapped(to) => {
+                // SAFETY: `to` is PE `pe`'s copy of the checked range, mapped here for n
+                // bytes; `src` is a Rust slice, which cannot overlap symmetric memory.
+                unsafe { racefree::copy(to as *mut u8, src.as_ptr().cast(), n) };
+                self.rt.notify(pe);
+                Ok(())
+            }
+            // SAFETY: src is a valid slice; the destination range is checked by rma::put
+            // (another host: the network writes the other process's memory).
+            Target::Net { .. } => unsafe {
+                rma::put(self.rt, R, self.elem(offset).cast(), src.as_ptr().cast(), n, pe as i64)
+            },
         }
     }
 
-    /// Gets elements `offset..offset + dst.len()` of this object on `pe` into `dst`.
+    /// Gets elements `offset..offset + dst.len()` of this object on `pe` into `dst` (a
+    /// byte-wise atomic copy on this host: see "Data races" above).
     pub fn get(&self, pe: usize, offset: usize, dst: &mut [T]) -> Result<()> {
-        self.check("SymSlice::get", offset, dst.len())?;
-        // SAFETY: dst is a valid mutable slice; the source range is checked by rma::get.
-        unsafe {
-            rma::get(
-                self.rt,
-                "SymSlice::get",
-                dst.as_mut_ptr().cast(),
-                self.elem(offset).cast(),
-                std::mem::size_of_val(dst),
-                pe as i64,
-            )
+        const R: &str = "SymSlice::get";
+        self.check(R, offset, dst.len())?;
+        let n = std::mem::size_of_val(dst);
+        match self.rt.target(R, self.elem(offset) as usize, n, pe as i64)? {
+            Target::Mapped(_) if n == 0 => Ok(()),
+            Target::Mapped(from) => {
+                // SAFETY: `from` is PE `pe`'s copy of the checked range, mapped here for n
+                // bytes; `dst` is an exclusive Rust slice; every bit pattern is a valid T.
+                unsafe { racefree::copy(dst.as_mut_ptr().cast(), from as *const u8, n) };
+                Ok(())
+            }
+            // SAFETY: dst is a valid mutable slice; the source range is checked by rma::get.
+            Target::Net { .. } => unsafe {
+                rma::get(self.rt, R, dst.as_mut_ptr().cast(), self.elem(offset).cast(), n, pe as i64)
+            },
         }
     }
 
-    /// Writes one element on `pe` (shmem_p).
+    /// Writes one element on `pe` (shmem_p; on this host an atomic store: see "Data races"
+    /// above).
+    #[inline]
     pub fn p(&self, pe: usize, i: usize, value: T) -> Result<()> {
-        self.put(pe, i, std::slice::from_ref(&value))
+        const R: &str = "SymSlice::put";
+        self.check(R, i, 1)?;
+        let n = std::mem::size_of::<T>();
+        match self.rt.target(R, self.elem(i) as usize, n, pe as i64)? {
+            Target::Mapped(to) => {
+                // SAFETY: `to` is element i of PE `pe`'s copy, mapped here and aligned for T
+                // (same offset in an aligned heap); the safe API's accesses to it are atomic.
+                unsafe { racefree::store(to as *mut T, value) };
+                self.rt.notify(pe);
+                Ok(())
+            }
+            // SAFETY: value is one readable T; rma::put checks the destination.
+            Target::Net { .. } => unsafe {
+                rma::put(self.rt, R, self.elem(i).cast(), (&value as *const T).cast(), n, pe as i64)
+            },
+        }
     }
 
-    /// Reads one element on `pe` (shmem_g).
+    /// Reads one element on `pe` (shmem_g; on this host an atomic load: see "Data races"
+    /// above).
+    #[inline]
     pub fn g(&self, pe: usize, i: usize) -> Result<T> {
-        self.check("SymSlice::g", i, 1)?;
-        let mut v = std::mem::MaybeUninit::<T>::uninit();
-        // SAFETY: v is writable for one T; rma::get checks the source; all bit patterns of a
-        // Symmetric type are valid, so the value is initialised after the copy.
-        unsafe {
-            rma::get(
-                self.rt,
-                "SymSlice::g",
-                v.as_mut_ptr().cast(),
-                self.elem(i).cast(),
-                std::mem::size_of::<T>(),
-                pe as i64,
-            )?;
-            Ok(v.assume_init())
+        const R: &str = "SymSlice::g";
+        self.check(R, i, 1)?;
+        let n = std::mem::size_of::<T>();
+        match self.rt.target(R, self.elem(i) as usize, n, pe as i64)? {
+            // SAFETY: as in `p`, for a load.
+            Target::Mapped(from) => Ok(unsafe { racefree::load(from as *const T) }),
+            Target::Net { .. } => {
+                let mut v = std::mem::MaybeUninit::<T>::uninit();
+                // SAFETY: v is writable for one T; rma::get checks the source; all bit
+                // patterns of a Symmetric type are valid, so v is initialised after the copy.
+                unsafe {
+                    rma::get(self.rt, R, v.as_mut_ptr().cast(), self.elem(i).cast(), n, pe as i64)?;
+                    Ok(v.assume_init())
+                }
+            }
         }
     }
 
