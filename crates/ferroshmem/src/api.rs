@@ -229,8 +229,9 @@ impl Drop for Shmem {
 /// - **Not a data race**: [`read`](SymSlice::read), [`write`](SymSlice::write),
 ///   [`to_vec`](SymSlice::to_vec), [`p`](SymSlice::p), [`g`](SymSlice::g) (Relaxed atomic
 ///   loads and stores of each element: one access for the 1, 2, 4 and 8-byte types, words of
-///   its alignment for wider ones), [`put`](SymSlice::put) and [`get`](SymSlice::get) (a
-///   byte-wise atomic copy, as fast as `memcpy`), the `atomic_*` operations, the lock, and
+///   its alignment for wider ones), [`put`](SymSlice::put), [`get`](SymSlice::get) and the
+///   payload of [`put_signal`](SymSlice::put_signal) (a byte-wise atomic copy, as fast as
+///   `memcpy`), the `atomic_*` operations, the lock, and
 ///   [`wait_until`](SymSlice::wait_until) / [`test`](SymSlice::test), whoever touches the
 ///   same elements meanwhile: another thread, another PE, this PE's own puts. What such a
 ///   race may give is a value written by one of the writers or, for an element wider than its
@@ -238,9 +239,9 @@ impl Drop for Shmem {
 ///   value ([`Symmetric`]), but OpenSHMEM calls such programs erroneous, and ordering still
 ///   comes from barriers, quiet, fences, atomics and waits. No fence is added: every access
 ///   is as cheap as before (a `mov` for one word).
-/// - **A data race**: the collectives ([`Team::broadcast`], `reduce`, ...) and the payload of
-///   [`put_signal`](SymSlice::put_signal) copy with plain `memcpy` (the code the C API shares,
-///   whose speed docs/PERFORMANCE.md measures). Touching their `dest` or source elements from
+/// - **A data race**: the collectives ([`Team::broadcast`], `reduce`, ...) copy with plain
+///   `memcpy` (the code the C API shares, whose speed docs/PERFORMANCE.md measures against
+///   Open MPI). Touching their `dest` or source elements from
 ///   another thread of this process while the call runs (on any PE's copy) is a data race.
 ///   OpenSHMEM forbids it too (a collective's buffers are not to be used until it returns);
 ///   the safe API does not prevent it yet. Other PEs (other processes) touching them is not a
@@ -315,10 +316,14 @@ impl<T: Symmetric> SymSlice<'_, T> {
     /// Puts `src` into elements `offset..` of this object on `pe` (a byte-wise atomic copy
     /// on this host: see "Data races" above).
     pub fn put(&self, pe: usize, offset: usize, src: &[T]) -> Result<()> {
-        const R: &str = "SymSlice::put";
-        self.check(R, offset, src.len())?;
+        self.put_as("SymSlice::put", pe, offset, src)
+    }
+
+    /// [`SymSlice::put`] reporting errors as routine `R`.
+    fn put_as(&self, routine: &'static str, pe: usize, offset: usize, src: &[T]) -> Result<()> {
+        self.check(routine, offset, src.len())?;
         let n = std::mem::size_of_val(src);
-        match self.rt.target(R, self.elem(offset) as usize, n, pe as i64)? {
+        match self.rt.target(routine, self.elem(offset) as usize, n, pe as i64)? {
             Target::Mapped(_) if n == 0 => Ok(()),
             Target::Mapped(to) => {
                 // SAFETY: `to` is PE `pe`'s copy of the checked range, mapped here for n
@@ -330,7 +335,7 @@ impl<T: Symmetric> SymSlice<'_, T> {
             // SAFETY: src is a valid slice; the destination range is checked by rma::put
             // (another host: the network writes the other process's memory).
             Target::Net { .. } => unsafe {
-                rma::put(self.rt, R, self.elem(offset).cast(), src.as_ptr().cast(), n, pe as i64)
+                rma::put(self.rt, routine, self.elem(offset).cast(), src.as_ptr().cast(), n, pe as i64)
             },
         }
     }
@@ -505,6 +510,8 @@ impl<T: AtomicValue> SymSlice<'_, T> {
 
 impl<T: Symmetric> SymSlice<'_, T> {
     /// Puts `src` at `offset` on `pe`, then updates `signal[sig_index]` there (shmem_put_signal).
+    /// The payload is copied as [`SymSlice::put`] copies (byte-wise atomic), the signal by an
+    /// atomic operation, which orders the payload before it.
     #[allow(clippy::too_many_arguments)]
     pub fn put_signal(
         &self,
@@ -516,22 +523,22 @@ impl<T: Symmetric> SymSlice<'_, T> {
         value: u64,
         op: SignalOp,
     ) -> Result<()> {
-        self.check("SymSlice::put_signal", offset, src.len())?;
-        signal.check("SymSlice::put_signal", sig_index, 1)?;
-        // SAFETY: src is a valid slice; both destinations are checked by put_signal.
-        unsafe {
-            p2p::put_signal(
-                self.rt,
-                "SymSlice::put_signal",
-                self.elem(offset).cast(),
-                src.as_ptr().cast(),
-                std::mem::size_of_val(src),
-                signal.elem(sig_index),
-                value,
-                op,
-                pe as i64,
-            )
+        const R: &str = "SymSlice::put_signal";
+        self.check(R, offset, src.len())?;
+        signal.check(R, sig_index, 1)?;
+        // Check the signal word before moving data, so bad input changes nothing.
+        let signal_target = self.rt.target(R, signal.elem(sig_index) as usize, 8, pe as i64)?;
+        self.put_as(R, pe, offset, src)?;
+        if let Target::Net { .. } = signal_target {
+            // The network does not order a put before a later atomic by itself.
+            rma::net(self.rt).fence();
         }
+        let op = match op {
+            SignalOp::Set => AmoOp::Set(value),
+            SignalOp::Add => AmoOp::FetchAdd(value),
+        };
+        // SAFETY: the element is in bounds; amo checks symmetry, the PE and alignment.
+        unsafe { atomic::amo(self.rt, R, signal.elem(sig_index) as *const u64, pe as i64, op) }.map(|_| ())
     }
 }
 
