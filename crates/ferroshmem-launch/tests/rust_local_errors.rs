@@ -57,37 +57,56 @@ fn a_short_slice_on_one_pe_fails_every_pe_alike_in_checked_mode() {
         let (me, n) = (s.my_pe(), s.n_pes());
         let last = n - 1;
         let world = s.team_world();
-        let long: SymSlice<i64> = s.alloc(8 * n).unwrap();
-        let short: SymSlice<i64> = s.alloc(4).unwrap();
-        // The last PE passes the short slice, the others the long one.
-        let mine = if me == last { &short } else { &long };
+        let mut long: SymSlice<i64> = s.alloc(8 * n).unwrap();
+        let mut other: SymSlice<i64> = s.alloc(8 * n).unwrap();
+        let mut short: SymSlice<i64> = s.alloc(4).unwrap();
         let on_last = format!("(on team PE {last} of SHMEM_TEAM_WORLD)");
+        // The last PE passes the short slice where the others pass `long`.
+        macro_rules! mine {
+            () => {
+                if me == last {
+                    &mut short
+                } else {
+                    &mut long
+                }
+            };
+        }
 
-        let e = expect(world.broadcast(mine, &long, 8, 0), "Team::broadcast", "dest", "8 elements needed");
+        let e = expect(
+            world.broadcast(mine!(), &mut other, 8, 0),
+            "Team::broadcast",
+            "dest",
+            "8 elements needed",
+        );
         assert!(e.contains("4 available") && e.contains(&on_last), "{e}");
         same_on_every_pe(s, &e);
 
-        let e = expect(world.fcollect(mine, &long, 4), "Team::fcollect", "dest", &on_last);
+        let e = expect(world.fcollect(mine!(), &mut other, 4), "Team::fcollect", "dest", &on_last);
         same_on_every_pe(s, &e);
 
-        let e = expect(world.reduce(Sum, &long, mine, 8), "Team::reduce", "source", &on_last);
+        let e = expect(world.reduce(Sum, &mut other, mine!(), 8), "Team::reduce", "source", &on_last);
         same_on_every_pe(s, &e);
 
-        let e = expect(world.alltoall(mine, &long, 4), "Team::alltoall", "dest", &on_last);
+        let e = expect(world.alltoall(mine!(), &mut other, 4), "Team::alltoall", "dest", &on_last);
         same_on_every_pe(s, &e);
 
         // A count that overflows on one PE only.
         let count = if me == last { usize::MAX } else { 2 };
-        let e = expect(world.alltoalls(&long, &long, 1, 1, count), "Team::alltoalls", "nelems", "overflow");
+        let e = expect(
+            world.alltoalls(&mut long, &mut other, 1, 1, count),
+            "Team::alltoalls",
+            "nelems",
+            "overflow",
+        );
         same_on_every_pe(s, &e);
 
         // Two PEs fail, differently: the first is named, the other mentioned.
-        let (dest, src) = match me {
-            0 => (&short, &long),
-            _ if me == last => (&long, &short),
-            _ => (&long, &long),
+        let r = match me {
+            0 => world.broadcast(&mut short, &mut long, 8, 0),
+            _ if me == last => world.broadcast(&mut long, &mut short, 8, 0),
+            _ => world.broadcast(&mut long, &mut other, 8, 0),
         };
-        let e = expect(world.broadcast(dest, src, 8, 0), "Team::broadcast", "dest", "(on team PE 0 of");
+        let e = expect(r, "Team::broadcast", "dest", "(on team PE 0 of");
         assert!(e.contains(&format!("PE {last} failed too")), "{e}");
         same_on_every_pe(s, &e);
 
@@ -100,11 +119,12 @@ fn a_short_slice_on_one_pe_fails_every_pe_alike_in_checked_mode() {
         for i in 0..8 {
             long.write(i, if me == 0 { 10 + i as i64 } else { -1 }).unwrap();
         }
-        world.broadcast(&long, &long, 8, 0).unwrap();
+        world.broadcast_in_place(&mut long, 8, 0).unwrap();
         assert_eq!(long.to_vec()[..8], (10..18).collect::<Vec<i64>>());
         drop(world);
-        long.free().unwrap();
-        short.free().unwrap();
+        for x in [long, other, short] {
+            x.free().unwrap();
+        }
     });
 }
 
@@ -118,10 +138,11 @@ fn a_short_slice_on_one_pe_leaves_the_others_waiting_by_default() {
         let (me, n) = (s.my_pe(), s.n_pes());
         let last = n - 1;
         let out: SymSlice<u64> = s.alloc(n).unwrap();
-        let long: SymSlice<i64> = s.alloc(8).unwrap();
-        let short: SymSlice<i64> = s.alloc(4).unwrap();
+        let mut long: SymSlice<i64> = s.alloc(8).unwrap();
+        let mut other: SymSlice<i64> = s.alloc(8).unwrap();
+        let mut short: SymSlice<i64> = s.alloc(4).unwrap();
         let world = s.team_world();
-        let r = world.reduce(Sum, if me == last { &short } else { &long }, &long, 8);
+        let r = world.reduce(Sum, if me == last { &mut short } else { &mut long }, &mut other, 8);
         if me == last {
             let e = expect(r, "Team::reduce", "dest", "8 elements needed (nreduce 8), 4 available");
             assert!(!e.contains("on team PE"), "{e}");

@@ -239,13 +239,15 @@ impl Drop for Shmem {
 ///   value ([`Symmetric`]), but OpenSHMEM calls such programs erroneous, and ordering still
 ///   comes from barriers, quiet, fences, atomics and waits. No fence is added: every access
 ///   is as cheap as before (a `mov` for one word).
-/// - **A data race**: the collectives ([`Team::broadcast`], `reduce`, ...) copy with plain
-///   `memcpy` (the code the C API shares, whose speed docs/PERFORMANCE.md measures against
-///   Open MPI). Touching their `dest` or source elements from
-///   another thread of this process while the call runs (on any PE's copy) is a data race.
-///   OpenSHMEM forbids it too (a collective's buffers are not to be used until it returns);
-///   the safe API does not prevent it yet. Other PEs (other processes) touching them is not a
-///   race in this process, only an erroneous program with mixed bytes.
+/// - **Excluded by the types**: the collectives ([`Team::broadcast`], `reduce`, ...) copy with
+///   plain `memcpy` (the code the C API shares, whose speed docs/PERFORMANCE.md measures
+///   against Open MPI), so they take `dest` and `src` by `&mut`: a `SymSlice` is the only
+///   handle of its block in this process, so no other thread can touch any PE's copy of them
+///   while the call runs (`broadcast_in_place` and `reduce_in_place` for one slice). Other PEs
+///   (other processes) touching them then is an erroneous program with mixed bytes, not a
+///   race in this process.
+/// - **Still a data race**, as any raw pointer allows: writing through [`SymSlice::as_ptr`],
+///   [`SymSlice::ptr`] or [`Team::ptr`] (`unsafe`) while a safe access runs.
 ///
 /// Dropping releases the block on this PE without synchronising (Drop must not block). As with
 /// `shmem_free`, every PE must release it at the same point of program order; use

@@ -1,4 +1,19 @@
-//! Typed collectives on [`Team`] over symmetric slices. Every member calls the same collective
+//! Typed collectives on [`Team`] over symmetric slices.
+//!
+//! They take their slices by `&mut` (`broadcast_in_place` and `reduce_in_place` one slice):
+//! their copies are plain `memcpy` (the code the C API shares), and a `SymSlice` is the only
+//! handle of its block in this process, so an exclusive borrow keeps every other thread of
+//! this process off every PE's copy of `dest` and `src` while the call runs: no data race (see
+//! "Data races" on [`SymSlice`]).
+//!
+//! ```compile_fail,E0502
+//! fn race(team: &ferroshmem::Team<'_>, mut a: ferroshmem::SymSlice<'_, u64>, mut b: ferroshmem::SymSlice<'_, u64>) {
+//!     std::thread::scope(|s| {
+//!         s.spawn(|| a.write(0, 1)); // another thread touching the destination ...
+//!         team.broadcast(&mut a, &mut b, 1, 0).unwrap(); // ... while a collective writes it
+//!     });
+//! }
+//! ``` Every member calls the same collective
 //! with the same counts (collect excepted) at the same point of its program; the slices are
 //! the same symmetric objects on every PE (the same allocation).
 
@@ -146,6 +161,28 @@ impl Team<'_> {
     /// every member (the root included).
     pub fn broadcast<T: Symmetric>(
         &self,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
+        nelems: usize,
+        root: usize,
+    ) -> Result<()> {
+        self.broadcast_from(dest, src, nelems, root)
+    }
+
+    /// [`Team::broadcast`] with one slice as source (on the root) and destination.
+    pub fn broadcast_in_place<T: Symmetric>(
+        &self,
+        buf: &mut SymSlice<'_, T>,
+        nelems: usize,
+        root: usize,
+    ) -> Result<()> {
+        self.broadcast_from(buf, buf, nelems, root)
+    }
+
+    /// [`Team::broadcast`] on borrowed slices (exclusive in the public forms: see the module
+    /// documentation).
+    fn broadcast_from<T: Symmetric>(
+        &self,
         dest: &SymSlice<'_, T>,
         src: &SymSlice<'_, T>,
         nelems: usize,
@@ -172,8 +209,8 @@ impl Team<'_> {
     /// `shmem_fcollect`: `nelems` elements from every member, in team order, into `dest`.
     pub fn fcollect<T: Symmetric>(
         &self,
-        dest: &SymSlice<'_, T>,
-        src: &SymSlice<'_, T>,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
         nelems: usize,
     ) -> Result<()> {
         const R: &str = "Team::fcollect";
@@ -189,8 +226,8 @@ impl Team<'_> {
     /// concatenated in team order into `dest`. Returns the total number of elements.
     pub fn collect<T: Symmetric>(
         &self,
-        dest: &SymSlice<'_, T>,
-        src: &SymSlice<'_, T>,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
         nelems: usize,
     ) -> Result<usize> {
         const R: &str = "Team::collect";
@@ -210,8 +247,8 @@ impl Team<'_> {
     /// block `i` of member `j`'s `dest`, where `i` is the sender.
     pub fn alltoall<T: Symmetric>(
         &self,
-        dest: &SymSlice<'_, T>,
-        src: &SymSlice<'_, T>,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
         nelems: usize,
     ) -> Result<()> {
         self.alltoalls_as(ALLTOALL, "Team::alltoall", dest, src, 1, 1, nelems)
@@ -220,8 +257,8 @@ impl Team<'_> {
     /// `shmem_alltoalls`: as [`Team::alltoall`] with element strides `dst` and `sst`.
     pub fn alltoalls<T: Symmetric>(
         &self,
-        dest: &SymSlice<'_, T>,
-        src: &SymSlice<'_, T>,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
         dst: usize,
         sst: usize,
         nelems: usize,
@@ -266,6 +303,17 @@ impl Team<'_> {
     /// member. `dest` and `src` may be the same slice (in place).
     pub fn reduce<T: Symmetric, O: ReduceOp<T>>(
         &self,
+        op: O,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
+        nreduce: usize,
+    ) -> Result<()> {
+        self.reduce_from(op, dest, src, nreduce)
+    }
+
+    /// [`Team::reduce`] on borrowed slices (exclusive in the public forms).
+    fn reduce_from<T: Symmetric, O: ReduceOp<T>>(
+        &self,
         _op: O,
         dest: &SymSlice<'_, T>,
         src: &SymSlice<'_, T>,
@@ -285,9 +333,9 @@ impl Team<'_> {
     pub fn reduce_in_place<T: Symmetric, O: ReduceOp<T>>(
         &self,
         op: O,
-        buf: &SymSlice<'_, T>,
+        buf: &mut SymSlice<'_, T>,
         nreduce: usize,
     ) -> Result<()> {
-        self.reduce(op, buf, buf, nreduce)
+        self.reduce_from(op, buf, buf, nreduce)
     }
 }
