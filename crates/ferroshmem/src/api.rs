@@ -450,6 +450,7 @@ macro_rules! atomic_value {
 atomic_value!(i32 => u32, u32 => u32, i64 => u64, u64 => u64);
 
 impl<T: AtomicValue> SymSlice<'_, T> {
+    #[inline]
     fn amo(&self, routine: &'static str, pe: usize, i: usize, op: AmoOp<T::Word>) -> Result<T> {
         self.check(routine, i, 1)?;
         // SAFETY: the element is in bounds; amo checks symmetry, the PE and alignment.
