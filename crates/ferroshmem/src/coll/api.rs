@@ -1,4 +1,6 @@
-//! Typed collectives on [`Team`] over symmetric slices.
+//! Typed collectives on [`Team`] over symmetric slices. Every member calls the same collective
+//! with the same counts (collect excepted) at the same point of its program; the slices are
+//! the same symmetric objects on every PE (the same allocation).
 //!
 //! They take their slices by `&mut` (`broadcast_in_place` and `reduce_in_place` one slice):
 //! their copies are plain `memcpy` (the code the C API shares), and a `SymSlice` is the only
@@ -13,9 +15,7 @@
 //!         team.broadcast(&mut a, &mut b, 1, 0).unwrap(); // ... while a collective writes it
 //!     });
 //! }
-//! ``` Every member calls the same collective
-//! with the same counts (collect excepted) at the same point of its program; the slices are
-//! the same symmetric objects on every PE (the same allocation).
+//! ```
 
 //!
 //! Every count is checked against the slices before any communication, with checked
@@ -23,7 +23,7 @@
 //! the team's size), so a bad count gives every member the same `Err` naming the routine and
 //! the argument (collect, whose counts differ, agrees on its members' counts first).
 //!
-//! Those checks are [`local_checks`]: a pure function of the team's size and a few words (the
+//! Those checks are `local_checks`: a pure function of the team's size and a few words (the
 //! counts, the slices' lengths, the element size). A PE whose slice is too short fails them
 //! alone. In checked mode it still joins the call's checked agreement, carrying those words,
 //! and every member repeats its checks on them, so all return the same error naming it

@@ -67,16 +67,14 @@ const ALIASES: &[(&str, &str)] = &[
     ("Team::split_color", "shmemx_team_split_color"),
 ];
 
-/// Slot words where PEs publish their call when a mismatch is found (after the sync flags and
-/// the central-sync words, before the mailboxes).
-const ARGS_AT: usize = 48;
-/// Arguments a signature can carry.
-pub const MAX_ARGS: usize = 12;
+use crate::team::slot_layout::{CHECKED_ARGS as ARGS_AT, MAX_ARGS};
 
 /// A collective call: which routine, with which arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signature {
+    /// Index of the routine in [`ROUTINES`].
     pub routine: usize,
+    /// Its arguments, as they are compared.
     pub args: Vec<i64>,
     /// A call whose local argument checks failed: their inputs (`coll::api::local_checks`),
     /// published so that every PE can repeat them. `None` for a call that passed.
@@ -97,7 +95,7 @@ impl Signature {
     }
 
     /// The call of `routine` by a PE whose local checks failed on `inputs` (at most
-    /// [`MAX_ARGS`] words).
+    /// `MAX_ARGS` words).
     pub fn failed(routine: &str, inputs: &[u64]) -> Self {
         debug_assert!(inputs.len() <= MAX_ARGS);
         Signature {
