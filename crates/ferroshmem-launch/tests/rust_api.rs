@@ -178,3 +178,14 @@ fn one_write_wakes_every_sleeping_pe() {
         },
     );
 }
+
+/// One `Shmem` per process (issue 13 item 5): finalize takes it by value, so everything
+/// borrowed from it is gone; a second handle could outlive that, so init refuses one.
+#[test]
+fn a_second_shmem_is_refused_while_one_is_held() {
+    common::spmd("a_second_shmem_is_refused_while_one_is_held", &[1, 2], &[], |s| {
+        let again = ferroshmem::Shmem::init();
+        assert!(matches!(&again, Err(Error::InvalidArgument { routine: "Shmem::init", .. })), "{again:?}");
+        s.barrier_all();
+    });
+}

@@ -30,12 +30,12 @@ fn mismatched_allocations_fail_alike_on_every_pe() {
         let last = me == n - 1;
         let message = mismatch(s.alloc::<u64>(if last { 16 } else { 8 }), "Shmem::alloc");
         // Every PE describes the disagreement in the same words.
-        let all = s.alloc::<u8>(message.len() * n).unwrap();
-        let mine = s.alloc::<u8>(message.len()).unwrap();
+        let mut all = s.alloc::<u8>(message.len() * n).unwrap();
+        let mut mine = s.alloc::<u8>(message.len()).unwrap();
         for (i, &b) in message.as_bytes().iter().enumerate() {
             mine.write(i, b).unwrap();
         }
-        s.team_world().fcollect(&all, &mine, message.len()).unwrap();
+        s.team_world().fcollect(&mut all, &mut mine, message.len()).unwrap();
         for chunk in all.to_vec().chunks(message.len()) {
             assert_eq!(chunk, message.as_bytes());
         }
@@ -61,15 +61,19 @@ fn mismatched_reduction_operators_fail_alike_on_every_pe() {
     use ferroshmem::coll::{Max, Sum};
     common::spmd("mismatched_reduction_operators_fail_alike_on_every_pe", &[2, 3], CHECKED, |s| {
         let (me, n) = (s.my_pe(), s.n_pes());
-        let (src, dest) = (s.alloc::<i64>(4).unwrap(), s.alloc::<i64>(4).unwrap());
+        let (mut src, mut dest) = (s.alloc::<i64>(4).unwrap(), s.alloc::<i64>(4).unwrap());
         for i in 0..4 {
             src.write(i, (me + i) as i64).unwrap();
         }
         let world = s.team_world();
-        let r = if me == 0 { world.reduce(Sum, &dest, &src, 4) } else { world.reduce(Max, &dest, &src, 4) };
+        let r = if me == 0 {
+            world.reduce(Sum, &mut dest, &mut src, 4)
+        } else {
+            world.reduce(Max, &mut dest, &mut src, 4)
+        };
         let message = mismatch(r, "shmem_sum_reduce");
         assert!(message.contains("shmem_max_reduce"), "{message}");
-        world.reduce(Max, &dest, &src, 4).unwrap();
+        world.reduce(Max, &mut dest, &mut src, 4).unwrap();
         assert_eq!(dest.to_vec(), (0..4).map(|i| (n - 1 + i) as i64).collect::<Vec<_>>());
         src.free().unwrap();
         dest.free().unwrap();

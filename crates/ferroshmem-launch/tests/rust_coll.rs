@@ -54,7 +54,7 @@ fn set<T: Val>(s: &SymSlice<T>, n: usize, f: impl Fn(usize) -> T) {
 }
 
 struct Ctx<'a> {
-    team: &'a Team,
+    team: &'a Team<'a>,
     name: &'a str,
     me: usize,
 }
@@ -65,7 +65,7 @@ impl Ctx<'_> {
     }
 }
 
-fn moves<T: Val>(c: &Ctx, src: &SymSlice<T>, dst: &SymSlice<T>, n: usize) {
+fn moves<T: Val>(c: &Ctx, src: &mut SymSlice<T>, dst: &mut SymSlice<T>, n: usize) {
     let (t, s, r) = (c.team, c.team.n_pes(), c.team.my_pe());
     let what = |op: &str| format!("{} {} {op} n={n}", std::any::type_name::<T>(), c.name);
     for root in 0..s.min(3) {
@@ -120,8 +120,8 @@ fn moves<T: Val>(c: &Ctx, src: &SymSlice<T>, dst: &SymSlice<T>, n: usize) {
 fn reduce<T: Val, O: ReduceOp<T>>(
     c: &Ctx,
     op: O,
-    src: &SymSlice<T>,
-    dst: &SymSlice<T>,
+    src: &mut SymSlice<T>,
+    dst: &mut SymSlice<T>,
     n: usize,
     f: fn(usize, usize) -> T,
 ) {
@@ -145,7 +145,7 @@ fn reduce<T: Val, O: ReduceOp<T>>(
     }
 }
 
-fn arith<T: Val>(c: &Ctx, src: &SymSlice<T>, dst: &SymSlice<T>, n: usize)
+fn arith<T: Val>(c: &Ctx, src: &mut SymSlice<T>, dst: &mut SymSlice<T>, n: usize)
 where
     Sum: ReduceOp<T>,
     Prod: ReduceOp<T>,
@@ -159,7 +159,7 @@ where
     reduce(c, Min, src, dst, n, T::val);
 }
 
-fn bitwise<T: Val>(c: &Ctx, src: &SymSlice<T>, dst: &SymSlice<T>, n: usize)
+fn bitwise<T: Val>(c: &Ctx, src: &mut SymSlice<T>, dst: &mut SymSlice<T>, n: usize)
 where
     And: ReduceOp<T>,
     Or: ReduceOp<T>,
@@ -171,37 +171,37 @@ where
 }
 
 /// Every collective and type on one team at element counts derived from `bytes`.
-fn all_on(s: &Shmem, team: &Team, name: &str, bytes: &[usize], bufs: &Bufs) {
+fn all_on(s: &Shmem, team: &Team, name: &str, bytes: &[usize], bufs: &mut Bufs) {
     let c = Ctx { team, name, me: s.my_pe() };
     for &b in bytes {
         let n = |size: usize| if b < 8 { b } else { b / size };
-        arith(&c, &bufs.i8s.0, &bufs.i8s.1, n(1));
-        bitwise(&c, &bufs.i8s.0, &bufs.i8s.1, n(1));
-        arith(&c, &bufs.i32s.0, &bufs.i32s.1, n(4));
-        bitwise(&c, &bufs.i32s.0, &bufs.i32s.1, n(4));
-        arith(&c, &bufs.i64s.0, &bufs.i64s.1, n(8));
-        bitwise(&c, &bufs.i64s.0, &bufs.i64s.1, n(8));
-        arith(&c, &bufs.f32s.0, &bufs.f32s.1, n(4));
-        arith(&c, &bufs.f64s.0, &bufs.f64s.1, n(8));
-        let (cs, cd) = (&bufs.c64s.0, &bufs.c64s.1);
+        arith(&c, &mut bufs.i8s.0, &mut bufs.i8s.1, n(1));
+        bitwise(&c, &mut bufs.i8s.0, &mut bufs.i8s.1, n(1));
+        arith(&c, &mut bufs.i32s.0, &mut bufs.i32s.1, n(4));
+        bitwise(&c, &mut bufs.i32s.0, &mut bufs.i32s.1, n(4));
+        arith(&c, &mut bufs.i64s.0, &mut bufs.i64s.1, n(8));
+        bitwise(&c, &mut bufs.i64s.0, &mut bufs.i64s.1, n(8));
+        arith(&c, &mut bufs.f32s.0, &mut bufs.f32s.1, n(4));
+        arith(&c, &mut bufs.f64s.0, &mut bufs.f64s.1, n(8));
+        let (cs, cd) = (&mut bufs.c64s.0, &mut bufs.c64s.1);
         moves(&c, cs, cd, n(16));
         reduce(&c, Sum, cs, cd, n(16), Complex::<f64>::val);
         reduce(&c, Prod, cs, cd, n(16), Complex::<f64>::sign);
     }
 }
 
-struct Bufs {
-    i8s: (SymSlice<i8>, SymSlice<i8>),
-    i32s: (SymSlice<i32>, SymSlice<i32>),
-    i64s: (SymSlice<i64>, SymSlice<i64>),
-    f32s: (SymSlice<f32>, SymSlice<f32>),
-    f64s: (SymSlice<f64>, SymSlice<f64>),
-    c64s: (SymSlice<Complex<f64>>, SymSlice<Complex<f64>>),
+struct Bufs<'s> {
+    i8s: (SymSlice<'s, i8>, SymSlice<'s, i8>),
+    i32s: (SymSlice<'s, i32>, SymSlice<'s, i32>),
+    i64s: (SymSlice<'s, i64>, SymSlice<'s, i64>),
+    f32s: (SymSlice<'s, f32>, SymSlice<'s, f32>),
+    f64s: (SymSlice<'s, f64>, SymSlice<'s, f64>),
+    c64s: (SymSlice<'s, Complex<f64>>, SymSlice<'s, Complex<f64>>),
 }
 
-impl Bufs {
+impl<'s> Bufs<'s> {
     /// Room for `bytes` per block, times 3 (alltoalls strides) and the PE count.
-    fn new(s: &Shmem, bytes: usize) -> Bufs {
+    fn new(s: &'s Shmem, bytes: usize) -> Bufs<'s> {
         let len = |size: usize| s.n_pes() * 3 * bytes.div_ceil(size).max(8);
         let pair = |size| (len(size), len(size));
         let (a, b) = pair(1);
@@ -221,7 +221,7 @@ impl Bufs {
 }
 
 /// The arbitrary-order team: member index (7 me + 3) mod n, id drawn by PE 0.
-fn arbitrary(s: &Shmem) -> Team {
+fn arbitrary(s: &Shmem) -> Team<'_> {
     let n = s.n_pes();
     let id: SymSlice<u64> = s.alloc(1).unwrap();
     if s.my_pe() == 0 {
@@ -242,15 +242,15 @@ const SMALL: &[usize] = &[0, 1, 7, 4096];
 fn every_collective_on_world_evens_reversed() {
     spmd("every_collective_on_world_evens_reversed", PE_COUNTS, |s| {
         let n = s.n_pes();
-        let bufs = Bufs::new(s, 4096);
+        let mut bufs = Bufs::new(s, 4096);
         let world = s.team_world();
-        all_on(s, &world, "world", SMALL, &bufs);
+        all_on(s, &world, "world", SMALL, &mut bufs);
         let evens = world.split_strided(0, 2, n.div_ceil(2) as i64, DEFAULT).unwrap();
         if let Some(t) = &evens {
-            all_on(s, t, "evens", SMALL, &bufs);
+            all_on(s, t, "evens", SMALL, &mut bufs);
         }
         let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
-        all_on(s, &rev, "reversed", SMALL, &bufs);
+        all_on(s, &rev, "reversed", SMALL, &mut bufs);
         s.barrier_all();
     });
 }
@@ -258,14 +258,14 @@ fn every_collective_on_world_evens_reversed() {
 #[test]
 fn every_collective_on_2d_and_arbitrary_teams() {
     spmd("every_collective_on_2d_and_arbitrary_teams", PE_COUNTS, |s| {
-        let bufs = Bufs::new(s, 4096);
+        let mut bufs = Bufs::new(s, 4096);
         let world = s.team_world();
         let xr = if s.n_pes() >= 6 { 3 } else { 2 };
         let (row, col) = world.split_2d(xr, DEFAULT, DEFAULT).unwrap();
-        all_on(s, &row, "row", SMALL, &bufs);
-        all_on(s, &col, "column", SMALL, &bufs);
+        all_on(s, &row, "row", SMALL, &mut bufs);
+        all_on(s, &col, "column", SMALL, &mut bufs);
         let arb = arbitrary(s);
-        all_on(s, &arb, "arbitrary", SMALL, &bufs);
+        all_on(s, &arb, "arbitrary", SMALL, &mut bufs);
         s.barrier_all();
     });
 }
@@ -282,12 +282,17 @@ fn one_mebibyte_on_every_team() {
         let (row, col) = world.split_2d(if n >= 6 { 3 } else { 2 }, DEFAULT, DEFAULT).unwrap();
         let arb = arbitrary(s);
         let len = n << 20;
-        let (a, b): (SymSlice<i32>, SymSlice<i32>) = (s.alloc(len / 4).unwrap(), s.alloc(len / 4).unwrap());
-        let (x, y): (SymSlice<f64>, SymSlice<f64>) = (s.alloc(len / 8).unwrap(), s.alloc(len / 8).unwrap());
-        let (p, q): (SymSlice<i8>, SymSlice<i8>) = (s.alloc(1 << 20).unwrap(), s.alloc(1 << 20).unwrap());
-        let (f, g): (SymSlice<f32>, SymSlice<f32>) = (s.alloc(1 << 18).unwrap(), s.alloc(1 << 18).unwrap());
-        let (l, m): (SymSlice<i64>, SymSlice<i64>) = (s.alloc(1 << 17).unwrap(), s.alloc(1 << 17).unwrap());
-        let (z, w): (SymSlice<Complex<f64>>, SymSlice<Complex<f64>>) =
+        let (mut a, mut b): (SymSlice<i32>, SymSlice<i32>) =
+            (s.alloc(len / 4).unwrap(), s.alloc(len / 4).unwrap());
+        let (mut x, mut y): (SymSlice<f64>, SymSlice<f64>) =
+            (s.alloc(len / 8).unwrap(), s.alloc(len / 8).unwrap());
+        let (mut p, mut q): (SymSlice<i8>, SymSlice<i8>) =
+            (s.alloc(1 << 20).unwrap(), s.alloc(1 << 20).unwrap());
+        let (mut f, mut g): (SymSlice<f32>, SymSlice<f32>) =
+            (s.alloc(1 << 18).unwrap(), s.alloc(1 << 18).unwrap());
+        let (mut l, mut m): (SymSlice<i64>, SymSlice<i64>) =
+            (s.alloc(1 << 17).unwrap(), s.alloc(1 << 17).unwrap());
+        let (mut z, mut w): (SymSlice<Complex<f64>>, SymSlice<Complex<f64>>) =
             (s.alloc(1 << 16).unwrap(), s.alloc(1 << 16).unwrap());
         let mut teams =
             vec![(&world, "world"), (&rev, "reversed"), (&row, "row"), (&col, "column"), (&arb, "arbitrary")];
@@ -296,14 +301,14 @@ fn one_mebibyte_on_every_team() {
         }
         for (team, name) in teams {
             let c = Ctx { team, name, me: s.my_pe() };
-            moves(&c, &a, &b, (1 << 20) / 4);
-            reduce(&c, Sum, &a, &b, (1 << 20) / 4, i32::val);
-            reduce(&c, Max, &x, &y, (1 << 20) / 8, f64::val);
-            reduce(&c, Sum, &x, &y, (1 << 20) / 8, f64::val);
-            reduce(&c, Xor, &p, &q, 1 << 20, i8::val);
-            reduce(&c, Sum, &f, &g, 1 << 18, f32::val);
-            reduce(&c, Or, &l, &m, 1 << 17, i64::val);
-            reduce(&c, Prod, &z, &w, 1 << 16, Complex::<f64>::sign);
+            moves(&c, &mut a, &mut b, (1 << 20) / 4);
+            reduce(&c, Sum, &mut a, &mut b, (1 << 20) / 4, i32::val);
+            reduce(&c, Max, &mut x, &mut y, (1 << 20) / 8, f64::val);
+            reduce(&c, Sum, &mut x, &mut y, (1 << 20) / 8, f64::val);
+            reduce(&c, Xor, &mut p, &mut q, 1 << 20, i8::val);
+            reduce(&c, Sum, &mut f, &mut g, 1 << 18, f32::val);
+            reduce(&c, Or, &mut l, &mut m, 1 << 17, i64::val);
+            reduce(&c, Prod, &mut z, &mut w, 1 << 16, Complex::<f64>::sign);
         }
         s.barrier_all();
     });
@@ -315,13 +320,13 @@ fn concurrent_collectives_on_rows_and_columns_from_two_threads() {
         let world = s.team_world();
         let (row, col) = world.split_2d(2, DEFAULT, DEFAULT).unwrap();
         let me = s.my_pe();
-        let bufs = [
+        let mut bufs = [
             (s.alloc::<i64>(64).unwrap(), s.alloc::<i64>(64).unwrap()),
             (s.alloc(64).unwrap(), s.alloc(64).unwrap()),
         ];
         std::thread::scope(|sc| {
             // Each team moves into its thread (a Team is Send, not Sync).
-            for (team, (src, dst)) in [row, col].into_iter().zip(&bufs) {
+            for (team, (src, dst)) in [row, col].into_iter().zip(&mut bufs) {
                 sc.spawn(move || {
                     for round in 0..200usize {
                         src.write(0, (me + round) as i64).unwrap();
@@ -345,7 +350,7 @@ fn eager_collectives_back_to_back() {
         let (me, n) = (s.my_pe() as i64, s.n_pes());
         let world = s.team_world();
         let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
-        let (src, dst): (SymSlice<i64>, SymSlice<i64>) =
+        let (mut src, mut dst): (SymSlice<i64>, SymSlice<i64>) =
             (s.alloc((40 * n).max(12_000)).unwrap(), s.alloc((40 * n).max(12_000)).unwrap());
         // A stream of broadcasts from one root, nothing else between: the root runs ahead of
         // the others through the scratch ring, and must never overwrite an unread entry.
@@ -359,7 +364,7 @@ fn eager_collectives_back_to_back() {
                         src.write(k, round * 10 + k as i64).unwrap();
                     }
                 }
-                world.broadcast(&dst, &src, len, 0).unwrap();
+                world.broadcast(&mut dst, &mut src, len, 0).unwrap();
                 for k in 0..len {
                     assert_eq!(dst.read(k).unwrap(), round * 10 + k as i64, "stream len {len} round {round}");
                 }
@@ -370,17 +375,17 @@ fn eager_collectives_back_to_back() {
             let root = round as usize % n;
             src.write(0, me * 1000 + round).unwrap();
             src.write(1, -me - round).unwrap();
-            team.broadcast(&dst, &src, 2, root).unwrap();
+            team.broadcast(&mut dst, &mut src, 2, root).unwrap();
             let wr = team.world_pe(root).unwrap() as i64;
             assert_eq!(
                 (dst.read(0).unwrap(), dst.read(1).unwrap()),
                 (wr * 1000 + round, -wr - round),
                 "round {round}"
             );
-            team.reduce(Sum, &dst, &src, 2).unwrap();
+            team.reduce(Sum, &mut dst, &mut src, 2).unwrap();
             let total: i64 = (0..n as i64).map(|p| p * 1000 + round).sum();
             assert_eq!(dst.read(0).unwrap(), total, "sum round {round}");
-            team.fcollect(&dst, &src, 1).unwrap();
+            team.fcollect(&mut dst, &mut src, 1).unwrap();
             for j in 0..n {
                 assert_eq!(
                     dst.read(j).unwrap(),
@@ -391,7 +396,7 @@ fn eager_collectives_back_to_back() {
             for j in 0..n {
                 src.write(j, me * 100 + j as i64 + round).unwrap();
             }
-            team.alltoall(&dst, &src, 1).unwrap();
+            team.alltoall(&mut dst, &mut src, 1).unwrap();
             let r = team.my_pe() as i64;
             for j in 0..n {
                 assert_eq!(
@@ -403,9 +408,9 @@ fn eager_collectives_back_to_back() {
             if round % 7 == 0 {
                 // An eager collective, a sync (an epoch without scratch), then one of the same
                 // parity: every PE rewrites its scratch while the others are about to.
-                team.reduce(Sum, &dst, &src, 1).unwrap();
+                team.reduce(Sum, &mut dst, &mut src, 1).unwrap();
                 team.sync().unwrap();
-                team.reduce(Max, &dst, &src, 1).unwrap();
+                team.reduce(Max, &mut dst, &mut src, 1).unwrap();
                 let want = (0..n as i64).map(|p| p * 100 + round).max().unwrap();
                 assert_eq!(dst.read(0).unwrap(), want, "max after sync {round}");
             }
@@ -413,7 +418,7 @@ fn eager_collectives_back_to_back() {
             for j in 0..(40 * n).max(300) {
                 src.write(j, me * 7919 + j as i64 * 3 + round).unwrap();
             }
-            team.fcollect(&dst, &src, 40).unwrap();
+            team.fcollect(&mut dst, &mut src, 40).unwrap();
             for j in 0..n {
                 let w = team.world_pe(j).unwrap() as i64;
                 for k in 0..40 {
@@ -424,7 +429,7 @@ fn eager_collectives_back_to_back() {
                     );
                 }
             }
-            team.alltoall(&dst, &src, 20).unwrap();
+            team.alltoall(&mut dst, &mut src, 20).unwrap();
             let r = team.my_pe();
             for j in 0..n {
                 let w = team.world_pe(j).unwrap() as i64;
@@ -433,7 +438,7 @@ fn eager_collectives_back_to_back() {
                     assert_eq!(dst.read(j * 20 + k).unwrap(), want, "alltoall 20 {round}");
                 }
             }
-            team.reduce(Sum, &dst, &src, 300).unwrap();
+            team.reduce(Sum, &mut dst, &mut src, 300).unwrap();
             for k in [0usize, 1, 299] {
                 let want: i64 = (0..n as i64).map(|p| p * 7919 + k as i64 * 3 + round).sum();
                 assert_eq!(dst.read(k).unwrap(), want, "sum 300 {round}");
@@ -454,7 +459,7 @@ fn pushed_alltoalls_back_to_back() {
         let world = s.team_world();
         let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
         let block = 1100; // i64 elements: 8800 bytes per block
-        let (src, dst): (SymSlice<i64>, SymSlice<i64>) =
+        let (mut src, mut dst): (SymSlice<i64>, SymSlice<i64>) =
             (s.alloc(3 * block * n).unwrap(), s.alloc(3 * block * n).unwrap());
         let val =
             |w: usize, j: usize, k: usize, round: usize| (((w * 64 + j) * 4096 + k) * 64 + round) as i64;
@@ -463,7 +468,7 @@ fn pushed_alltoalls_back_to_back() {
             let r = team.my_pe();
             let len = if round % 2 == 0 { block } else { block / 2 + 1 };
             set(&src, len * n, |x| val(me, x / len, x % len, round));
-            team.alltoall(&dst, &src, len).unwrap();
+            team.alltoall(&mut dst, &mut src, len).unwrap();
             for j in 0..n {
                 let w = team.world_pe(j).unwrap();
                 for k in [0, 1, len / 2, len - 1] {
@@ -476,7 +481,7 @@ fn pushed_alltoalls_back_to_back() {
             }
             // Strided: element k of block j at 3 * (j * 7 + k) in src, at 2 * (i * 7 + k) in dst.
             set(&src, 3 * 7 * n, |x| val(me, x / 21, x % 21, round + 1));
-            team.alltoalls(&dst, &src, 2, 3, 7).unwrap();
+            team.alltoalls(&mut dst, &mut src, 2, 3, 7).unwrap();
             for i in 0..n {
                 let w = team.world_pe(i).unwrap();
                 for k in 0..7 {

@@ -24,7 +24,7 @@ fn invalid<T: std::fmt::Debug>(r: ferroshmem::Result<T>, routine: &str, argument
 }
 
 /// A collective that must have succeeded on every PE, so no PE was left behind.
-fn still_works(s: &Shmem, dest: &SymSlice<u8>, src: &SymSlice<u8>) {
+fn still_works(s: &Shmem, dest: &mut SymSlice<u8>, src: &mut SymSlice<u8>) {
     let world = s.team_world();
     let (me, n) = (s.my_pe(), s.n_pes());
     src.write(0, me as u8).unwrap();
@@ -48,30 +48,30 @@ fn collective_counts_that_overflow_fail_on_every_pe_checked() {
 fn collective_counts(s: &Shmem) {
     let n = s.n_pes();
     let world = s.team_world();
-    let dest: SymSlice<u8> = s.alloc(64).unwrap();
-    let src: SymSlice<u8> = s.alloc(64).unwrap();
+    let mut dest: SymSlice<u8> = s.alloc(64).unwrap();
+    let mut src: SymSlice<u8> = s.alloc(64).unwrap();
     // The example: (n * nelems - 1) * stride + 1 wrapped to 0 at 2 PEs.
-    let r = world.alltoall(&dest, &src, 1 << 63);
+    let r = world.alltoall(&mut dest, &mut src, 1 << 63);
     if n == 1 {
         invalid(r, "Team::alltoall", "dest");
     } else {
         invalid(r, "Team::alltoall", "nelems");
     }
-    still_works(s, &dest, &src);
+    still_works(s, &mut dest, &mut src);
     for nelems in [usize::MAX, usize::MAX / 2 + 1, 65] {
         let arg = if n.checked_mul(nelems).is_none() { "nelems" } else { "dest" };
-        invalid(world.alltoall(&dest, &src, nelems), "Team::alltoall", arg);
-        invalid(world.alltoalls(&dest, &src, 1, 1, nelems), "Team::alltoalls", arg);
-        invalid(world.fcollect(&dest, &src, nelems), "Team::fcollect", arg);
-        invalid(world.broadcast(&dest, &src, nelems, 0), "Team::broadcast", "dest");
-        invalid(world.reduce(Sum, &dest, &src, nelems), "Team::reduce", "dest");
-        invalid(world.reduce_in_place(Sum, &dest, nelems), "Team::reduce", "dest");
+        invalid(world.alltoall(&mut dest, &mut src, nelems), "Team::alltoall", arg);
+        invalid(world.alltoalls(&mut dest, &mut src, 1, 1, nelems), "Team::alltoalls", arg);
+        invalid(world.fcollect(&mut dest, &mut src, nelems), "Team::fcollect", arg);
+        invalid(world.broadcast(&mut dest, &mut src, nelems, 0), "Team::broadcast", "dest");
+        invalid(world.reduce(Sum, &mut dest, &mut src, nelems), "Team::reduce", "dest");
+        invalid(world.reduce_in_place(Sum, &mut dest, nelems), "Team::reduce", "dest");
     }
-    still_works(s, &dest, &src);
+    still_works(s, &mut dest, &mut src);
     // Strides: the extent (n - 1) * stride + 1 overflows with one element per PE (at
     // one PE it is 1 element, which fits).
     for (dst, sst) in [(usize::MAX, 1), (1, usize::MAX), (usize::MAX / 2 + 1, 1), (1, usize::MAX / 2 + 1)] {
-        let r = world.alltoalls(&dest, &src, dst, sst, 1);
+        let r = world.alltoalls(&mut dest, &mut src, dst, sst, 1);
         let extent = |stride: usize| (n - 1).checked_mul(stride).and_then(|e| e.checked_add(1));
         match (extent(dst), extent(sst)) {
             (None, _) => _ = invalid(r, "Team::alltoalls", "dst"),
@@ -81,32 +81,32 @@ fn collective_counts(s: &Shmem) {
             _ => r.unwrap(),
         }
     }
-    invalid(world.alltoalls(&dest, &src, 0, 1, 1), "Team::alltoalls", "dst/sst");
-    invalid(world.alltoalls(&dest, &src, 1, 0, 1), "Team::alltoalls", "dst/sst");
-    invalid(world.alltoalls(&dest, &src, 2, 1, 64 / n), "Team::alltoalls", "dest");
-    invalid(world.alltoalls(&dest, &src, 1, 2, 64 / n), "Team::alltoalls", "source");
+    invalid(world.alltoalls(&mut dest, &mut src, 0, 1, 1), "Team::alltoalls", "dst/sst");
+    invalid(world.alltoalls(&mut dest, &mut src, 1, 0, 1), "Team::alltoalls", "dst/sst");
+    invalid(world.alltoalls(&mut dest, &mut src, 2, 1, 64 / n), "Team::alltoalls", "dest");
+    invalid(world.alltoalls(&mut dest, &mut src, 1, 2, 64 / n), "Team::alltoalls", "source");
     // A root outside the team.
     for root in [n, usize::MAX] {
-        invalid(world.broadcast(&dest, &src, 1, root), "Team::broadcast", "PE_root");
+        invalid(world.broadcast(&mut dest, &mut src, 1, root), "Team::broadcast", "PE_root");
     }
-    still_works(s, &dest, &src);
+    still_works(s, &mut dest, &mut src);
     // collect: counts differ between PEs. One PE's bad count fails every PE the same.
     let last = n - 1;
     let mine = if s.my_pe() == last { usize::MAX } else { 1 };
-    let e = invalid(world.collect(&dest, &src, mine), "Team::collect", "nelems");
+    let e = invalid(world.collect(&mut dest, &mut src, mine), "Team::collect", "nelems");
     assert!(e.contains(&format!("team PE {last} ")), "{e}");
-    still_works(s, &dest, &src);
+    still_works(s, &mut dest, &mut src);
     let mine = if s.my_pe() == last { 65 } else { 0 };
-    invalid(world.collect(&dest, &src, mine), "Team::collect", "nelems");
+    invalid(world.collect(&mut dest, &mut src, mine), "Team::collect", "nelems");
     // Counts that are each fine but add up beyond dest.
     if n == 1 {
-        assert_eq!(world.collect(&dest, &src, 64).unwrap(), 64);
+        assert_eq!(world.collect(&mut dest, &mut src, 64).unwrap(), 64);
     } else {
-        let e = invalid(world.collect(&dest, &src, 64), "Team::collect", "dest");
+        let e = invalid(world.collect(&mut dest, &mut src, 64), "Team::collect", "dest");
         assert!(e.contains(&format!("{} bytes collected, room for 64", 64 * n)), "{e}");
     }
-    still_works(s, &dest, &src);
-    assert_eq!(world.collect(&dest, &src, 1).unwrap(), n);
+    still_works(s, &mut dest, &mut src);
+    assert_eq!(world.collect(&mut dest, &mut src, 1).unwrap(), n);
     s.barrier_all();
 }
 

@@ -294,12 +294,12 @@ fn checked_mode_names_who_passed_what() {
             );
             world.sync().unwrap();
             // A collective whose PEs disagree on the root, then one that agrees.
-            let buf: SymSlice<u64> = s.alloc(1).unwrap();
+            let mut buf: SymSlice<u64> = s.alloc(1).unwrap();
             let root = if me == 1 { 1 } else { 0 };
-            let err = world.broadcast(&buf, &buf, 1, root).unwrap_err().to_string();
+            let err = world.broadcast_in_place(&mut buf, 1, root).unwrap_err().to_string();
             assert!(err.starts_with("shmem_broadcast on SHMEM_TEAM_WORLD: "), "{err}");
             assert!(err.contains("PE 1 passed (8, 1)"), "{err}");
-            world.broadcast(&buf, &buf, 1, 0).unwrap();
+            world.broadcast_in_place(&mut buf, 1, 0).unwrap();
             // Destroy is checked too.
             let t = world.split_strided(0, 1, s.n_pes() as i64, DEFAULT).unwrap().unwrap();
             t.destroy().unwrap();
@@ -537,8 +537,8 @@ fn a_team_is_free_again_after_each_operation() {
         world.sync().unwrap();
         drop(world.split_2d_nb(1, DEFAULT, DEFAULT));
         s.barrier_all();
-        let a: SymSlice<u64> = s.alloc(4).unwrap();
-        world.broadcast(&a, &a, 4, 0).unwrap();
+        let mut a: SymSlice<u64> = s.alloc(4).unwrap();
+        world.broadcast_in_place(&mut a, 4, 0).unwrap();
         a.free().unwrap();
         drop((t, u));
         world.sync().unwrap();

@@ -18,6 +18,7 @@ fn main() -> ferroshmem::Result<()> {
     if leader {
         println!("PE {me} won the election");
     }
+    words.free()?; // borrows shmem: gone before finalize
     shmem.finalize();
     Ok(())
 }

@@ -26,6 +26,11 @@ fn main() -> ferroshmem::Result<()> {
     }
     shmem.barrier_all();
     assert_eq!(counter.g(0, 0)?, n as u64);
+    // Everything borrowed from shmem is gone before finalize takes it.
+    drop(lock);
+    for s in [token, signal, counter] {
+        s.free()?;
+    }
     shmem.finalize();
     Ok(())
 }

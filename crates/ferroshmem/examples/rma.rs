@@ -19,6 +19,7 @@ fn main() -> ferroshmem::Result<()> {
     shmem.barrier_all();
     assert_eq!(data.g(me, 0)?, -1); // shmem_g
     println!("PE {me}: rma ok");
+    data.free()?; // borrows shmem: gone before finalize
     shmem.finalize();
     Ok(())
 }

@@ -20,6 +20,7 @@ fn main() -> ferroshmem::Result<()> {
             u.in_use, u.capacity, u.slot_bytes, u.object_bytes
         );
     }
+    drop(world); // borrows shmem: gone before finalize
     shmem.finalize();
     Ok(())
 }

@@ -22,6 +22,7 @@ fn main() -> ferroshmem::Result<()> {
         println!("PE {me} is member {idx} of the odd team");
     }
     shmem.barrier_all();
+    id.free()?; // borrows shmem: gone before finalize
     shmem.finalize();
     Ok(())
 }

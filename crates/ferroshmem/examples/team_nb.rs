@@ -17,18 +17,23 @@ fn main() -> ferroshmem::Result<()> {
             polls_in_flight += 1;
         }
     }
-    let teams = match done {
-        Some(result) => result?,
-        None => request.wait()?,
-    };
-    if let NewTeams::Two(row, col) = teams {
-        println!(
-            "PE {}: row PE {} column PE {} after {polls_in_flight} polls",
-            shmem.my_pe(),
-            row.my_pe(),
-            col.my_pe()
-        );
+    // A completed request is dropped unused; otherwise wait for it.
+    match done.unwrap_or_else(move || request.wait())? {
+        NewTeams::Two(row, col) => {
+            println!(
+                "PE {}: row PE {} column PE {} after {polls_in_flight} polls",
+                shmem.my_pe(),
+                row.my_pe(),
+                col.my_pe()
+            );
+            row.destroy()?;
+            col.destroy()?;
+        }
+        NewTeams::One(_) => unreachable!("split_2d makes two teams"),
     }
+    // Teams borrow shmem: gone before finalize.
+    other.destroy()?;
+    drop(world);
     shmem.finalize();
     Ok(())
 }

@@ -44,6 +44,11 @@ fn main() -> ferroshmem::Result<()> {
             }
         }
     }
+    // Teams borrow shmem: gone before finalize.
+    for t in [xteam, yteam, zteam] {
+        t.destroy()?;
+    }
+    drop(world);
     shmem.finalize();
     Ok(())
 }

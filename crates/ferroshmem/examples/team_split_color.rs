@@ -21,9 +21,8 @@ fn main() -> ferroshmem::Result<()> {
         }
         None => assert_eq!(me, n - 1, "only the last PE passed no color"),
     }
-    if let Some(team) = row {
-        team.destroy()?; // shmem_team_destroy
-    }
+    row.map(|team| team.destroy()).transpose()?; // shmem_team_destroy
+    drop(world); // borrows shmem: gone before finalize
     shmem.finalize();
     Ok(())
 }

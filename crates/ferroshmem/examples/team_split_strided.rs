@@ -18,9 +18,9 @@ fn main() -> ferroshmem::Result<()> {
     let reversed =
         world.split_strided(n as i64 - 1, -1, n as i64, TeamConfig::default())?.expect("all are members");
     assert_eq!(reversed.my_pe(), n - 1 - me);
-    if let Some(team) = evens {
-        team.destroy()?; // shmem_team_destroy
-    }
+    evens.map(|team| team.destroy()).transpose()?; // shmem_team_destroy
+    reversed.destroy()?; // teams borrow shmem: gone before finalize
+    drop(world);
     shmem.finalize();
     Ok(())
 }

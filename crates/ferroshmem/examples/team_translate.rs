@@ -22,6 +22,10 @@ fn main() -> ferroshmem::Result<()> {
     if me == 0 {
         println!("translations agree on {n} PEs");
     }
+    // Teams borrow shmem: gone before finalize.
+    reversed.destroy()?;
+    evens.map(|team| team.destroy()).transpose()?;
+    drop(world);
     shmem.finalize();
     Ok(())
 }

@@ -1,11 +1,11 @@
 //! The safe Rust API.
 //!
 //! Memory model: symmetric memory is shared with other processes that may write it at any time
-//! (puts, atomics). So this API never hands out `&[T]` or `&mut [T]` into symmetric memory:
-//! local elements are read and written by value ([`SymSlice::read`], [`SymSlice::write`]), remote
-//! ones by put/get/atomics taking a PE number. Ordering between PEs comes from barriers, quiet,
-//! atomics and waits, as in OpenSHMEM; a plain local read that races with a remote put sees
-//! either value or a mix of them for larger types, never undefined behaviour in the process.
+//! (puts, atomics), and a [`SymSlice`] is shared between threads. So this API never hands out
+//! `&[T]` or `&mut [T]` into symmetric memory: local elements are read and written by value
+//! ([`SymSlice::read`], [`SymSlice::write`]), remote ones by put/get/atomics taking a PE
+//! number, and those accesses are atomic (see "Data races" on [`SymSlice`]). Ordering between
+//! PEs comes from barriers, quiet, atomics and waits, as in OpenSHMEM.
 #![allow(unsafe_code)]
 
 use std::marker::PhantomData;
@@ -13,8 +13,9 @@ use std::marker::PhantomData;
 use crate::atomic::{self, AmoOp};
 use crate::error::{Error, Result};
 use crate::p2p::{self, Cmp, SignalOp, SyncWord};
+use crate::racefree;
 use crate::rma;
-use crate::runtime::{self, InitOptions, Runtime, ThreadLevel};
+use crate::runtime::{self, InitOptions, Runtime, Target, ThreadLevel};
 
 /// Plain data that may live in symmetric memory and be copied byte-wise between PEs.
 ///
@@ -33,16 +34,91 @@ symmetric!(i8, u8, i16, u16, i32, u32, i64, u64, i128, u128, isize, usize, f32, 
 // SAFETY: arrays of plain data are plain data.
 unsafe impl<T: Symmetric, const N: usize> Symmetric for [T; N] {}
 
-/// Handle to the running OpenSHMEM job. Cheap to copy; every PE gets one from [`Shmem::init`].
-#[derive(Debug, Clone, Copy)]
+/// Handle to the running OpenSHMEM job; every PE gets one from [`Shmem::init`].
+///
+/// Everything made through it (symmetric slices, teams, team requests, locks) borrows it, and
+/// [`Shmem::finalize`] takes it by value, so no handle can be used after finalize: that does
+/// not compile.
+///
+/// ```compile_fail,E0505
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let data = shmem.alloc::<u64>(4).unwrap();
+/// shmem.finalize();
+/// data.p(0, 0, 1).unwrap(); // RMA after finalize
+/// ```
+/// ```compile_fail,E0505
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let world = shmem.team_world();
+/// shmem.finalize();
+/// world.sync().unwrap(); // a collective after finalize
+/// ```
+/// ```compile_fail,E0505
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let request = shmem.team_world().split_strided_nb(0, 1, 1, Default::default());
+/// shmem.finalize();
+/// let _ = request.wait(); // a team creation completed after finalize
+/// ```
+/// ```compile_fail,E0505
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let lock = ferroshmem::Lock::new(&shmem).unwrap();
+/// shmem.finalize();
+/// let _guard = lock.lock(); // a lock taken after finalize
+/// ```
+/// ```compile_fail,E0382
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let copy = shmem; // moves: Shmem is neither Copy nor Clone
+/// shmem.finalize();
+/// ```
+///
+/// What is allowed: threads borrow the handle (scoped threads), each with its own teams.
+///
+/// ```no_run
+/// let shmem = ferroshmem::Shmem::init().unwrap();
+/// let world = shmem.team_world();
+/// let (row, col) = world.split_2d(2, Default::default(), Default::default()).unwrap();
+/// let data = shmem.alloc::<u64>(8).unwrap();
+/// std::thread::scope(|s| {
+///     s.spawn(move || row.sync().unwrap()); // a Team moves (Send, not Sync)
+///     s.spawn(move || col.sync().unwrap());
+///     s.spawn(|| data.write(shmem.my_pe(), 1).unwrap()); // slices and Shmem are shared
+/// });
+/// drop(world);
+/// data.free().unwrap();
+/// shmem.finalize();
+/// ```
+///
+/// A process holds one `Shmem` at a time ([`Shmem::init`] fails while one is alive; dropping it
+/// without finalize lets a later `init` join the running job again), so finalize through one
+/// handle can never leave another's borrowers running. Share it between threads by reference
+/// (it is `Sync`): teams and slices borrowed from it move into scoped threads.
+#[derive(Debug)]
 pub struct Shmem {
     rt: &'static Runtime,
 }
 
+/// Whether this process holds a [`Shmem`] now (see its documentation).
+static HELD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 impl Shmem {
     /// Starts (collectively) or joins the job. A program not started by `oshrun` is one PE.
+    /// Fails while this process holds another `Shmem`, and after [`Shmem::finalize`].
     pub fn init() -> Result<Shmem> {
-        Ok(Shmem { rt: runtime::start_or_join(InitOptions::default())? })
+        use std::sync::atomic::Ordering;
+        if HELD.swap(true, Ordering::AcqRel) {
+            return Err(Error::invalid(
+                "Shmem::init",
+                "Shmem",
+                "this process already holds a Shmem: pass that one by reference (one per process, \
+                 so that finalize(self) ends every use)",
+            ));
+        }
+        match runtime::start_or_join(InitOptions::default()) {
+            Ok(rt) => Ok(Shmem { rt }),
+            Err(e) => {
+                HELD.store(false, Ordering::Release);
+                Err(e)
+            }
+        }
     }
 
     /// Starts the job requesting a thread level; returns the level provided (always `Multiple`).
@@ -84,13 +160,25 @@ impl Shmem {
 
     /// Collectively allocates `len` zeroed elements on every PE. Every PE must call it with the
     /// same `len` at the same point of the program.
-    pub fn alloc<T: Symmetric>(&self, len: usize) -> Result<SymSlice<T>> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| Error::invalid("Shmem::alloc", "len", format!("{len} elements overflow")))?;
-        let _busy = self.rt.teams.world.claim("Shmem::alloc");
+    ///
+    /// A `len` whose size in bytes overflows fails on this PE before any communication; in
+    /// checked mode this PE still joins the allocation's checked barrier, so every PE returns
+    /// the same error (otherwise the others wait for it when they passed another `len`).
+    pub fn alloc<T: Symmetric>(&self, len: usize) -> Result<SymSlice<'_, T>> {
+        const R: &str = "Shmem::alloc";
+        let _busy = self.rt.teams.world.claim(R);
+        let inputs = [crate::coll::api::ALLOC, std::mem::size_of::<T>() as u64, len as u64];
+        let bytes = match crate::coll::api::local_checks(self.rt.n_pes, &inputs) {
+            Ok(bytes) => bytes,
+            Err(e) if self.rt.checked => {
+                let failed = crate::team::checked::Signature::failed(R, &inputs);
+                let agreed = crate::team::checked::check_call(self.rt, &self.rt.teams.world, &failed);
+                return Err(agreed.err().unwrap_or(e));
+            }
+            Err(e) => return Err(e),
+        };
         let addr = self.rt.sym_alloc_zeroed("Shmem::alloc", bytes.max(1), std::mem::align_of::<T>())?;
-        Ok(SymSlice { addr, len, rt: self.rt, _t: PhantomData })
+        Ok(SymSlice { addr, len, rt: self.rt, _shmem: PhantomData, _t: PhantomData })
     }
 
     /// Ends the job on every PE with `status` (shmem_global_exit).
@@ -114,27 +202,67 @@ impl Shmem {
         Ok(())
     }
 
-    /// Collective end of OpenSHMEM use on this PE.
+    /// Collective end of OpenSHMEM use on this PE. Takes the handle: every slice, team and
+    /// request borrowed from it must be gone (freed, destroyed or dropped) first.
     pub fn finalize(self) {
         let _busy = self.rt.teams.world.claim("Shmem::finalize");
         self.rt.finalize()
     }
 }
 
+impl Drop for Shmem {
+    fn drop(&mut self) {
+        // Its borrowers are gone: another `init` may hand out a handle again (and fails if
+        // this one finalized).
+        HELD.store(false, std::sync::atomic::Ordering::Release);
+    }
+}
+
 /// `len` elements of `T` at the same symmetric address on every PE.
+///
+/// # Data races
+///
+/// A `SymSlice` is `Sync`, and other PEs write its memory whenever they like, so two accesses
+/// to one element can always meet. What is a data race (undefined behaviour in Rust) and what
+/// is not:
+///
+/// - **Not a data race**: [`read`](SymSlice::read), [`write`](SymSlice::write),
+///   [`to_vec`](SymSlice::to_vec), [`p`](SymSlice::p), [`g`](SymSlice::g) (Relaxed atomic
+///   loads and stores of each element: one access for the 1, 2, 4 and 8-byte types, words of
+///   its alignment for wider ones), [`put`](SymSlice::put), [`get`](SymSlice::get) and the
+///   payload of [`put_signal`](SymSlice::put_signal) (a byte-wise atomic copy, as fast as
+///   `memcpy`), the `atomic_*` operations, the lock, and
+///   [`wait_until`](SymSlice::wait_until) / [`test`](SymSlice::test), whoever touches the
+///   same elements meanwhile: another thread, another PE, this PE's own puts. What such a
+///   race may give is a value written by one of the writers or, for an element wider than its
+///   alignment word (`u128`, arrays) or a block, a mix of their words or bytes: always a valid
+///   value ([`Symmetric`]), but OpenSHMEM calls such programs erroneous, and ordering still
+///   comes from barriers, quiet, fences, atomics and waits. No fence is added: every access
+///   is as cheap as before (a `mov` for one word).
+/// - **Excluded by the types**: the collectives ([`Team::broadcast`], `reduce`, ...) copy with
+///   plain `memcpy` (the code the C API shares, whose speed docs/PERFORMANCE.md measures
+///   against Open MPI), so they take `dest` and `src` by `&mut`: a `SymSlice` is the only
+///   handle of its block in this process, so no other thread can touch any PE's copy of them
+///   while the call runs (`broadcast_in_place` and `reduce_in_place` for one slice). Other PEs
+///   (other processes) touching them then is an erroneous program with mixed bytes, not a
+///   race in this process.
+/// - **Still a data race**, as any raw pointer allows: writing through [`SymSlice::as_ptr`],
+///   [`SymSlice::ptr`] or [`Team::ptr`] (`unsafe`) while a safe access runs.
 ///
 /// Dropping releases the block on this PE without synchronising (Drop must not block). As with
 /// `shmem_free`, every PE must release it at the same point of program order; use
 /// [`SymSlice::free`] to also wait until no PE still uses it.
 #[derive(Debug)]
-pub struct SymSlice<T: Symmetric> {
+pub struct SymSlice<'s, T: Symmetric> {
     addr: usize,
     len: usize,
     rt: &'static Runtime,
+    /// Borrows the [`Shmem`] it came from, so it cannot outlive finalize.
+    _shmem: PhantomData<&'s Shmem>,
     _t: PhantomData<T>,
 }
 
-impl<T: Symmetric> SymSlice<T> {
+impl<T: Symmetric> SymSlice<'_, T> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
@@ -165,80 +293,117 @@ impl<T: Symmetric> SymSlice<T> {
         (self.addr + offset * std::mem::size_of::<T>()) as *mut T
     }
 
-    /// Reads local element `i`.
+    /// Reads local element `i` (an atomic load: see "Data races" above).
     pub fn read(&self, i: usize) -> Result<T> {
         self.check("SymSlice::read", i, 1)?;
-        // SAFETY: in bounds of our live block; volatile because other PEs may write it.
-        Ok(unsafe { std::ptr::read_volatile(self.elem(i)) })
+        // SAFETY: in bounds of our live block, aligned for T; the safe API's accesses to it
+        // are all atomic (racefree).
+        Ok(unsafe { racefree::load(self.elem(i)) })
     }
 
-    /// Writes local element `i`.
+    /// Writes local element `i` (an atomic store: see "Data races" above).
     pub fn write(&self, i: usize, value: T) -> Result<()> {
         self.check("SymSlice::write", i, 1)?;
-        // SAFETY: in bounds of our live block; volatile because other PEs may read it.
-        unsafe { std::ptr::write_volatile(self.elem(i), value) };
+        // SAFETY: as in `read`.
+        unsafe { racefree::store(self.elem(i), value) };
         Ok(())
     }
 
-    /// Copies the local elements out.
+    /// Copies the local elements out (element by element, as [`SymSlice::read`]).
     pub fn to_vec(&self) -> Vec<T> {
-        // SAFETY: every index is in bounds of our live block.
-        (0..self.len).map(|i| unsafe { std::ptr::read_volatile(self.elem(i)) }).collect()
+        // SAFETY: every index is in bounds of our live block; as in `read`.
+        (0..self.len).map(|i| unsafe { racefree::load(self.elem(i)) }).collect()
     }
 
-    /// Puts `src` into elements `offset..` of this object on `pe`.
+    /// Puts `src` into elements `offset..` of this object on `pe` (a byte-wise atomic copy
+    /// on this host: see "Data races" above).
     pub fn put(&self, pe: usize, offset: usize, src: &[T]) -> Result<()> {
-        self.check("SymSlice::put", offset, src.len())?;
-        // SAFETY: src is a valid slice; the destination range is checked by rma::put.
-        unsafe {
-            rma::put(
-                self.rt,
-                "SymSlice::put",
-                self.elem(offset).cast(),
-                src.as_ptr().cast(),
-                std::mem::size_of_val(src),
-                pe as i64,
-            )
+        self.put_as("SymSlice::put", pe, offset, src)
+    }
+
+    /// [`SymSlice::put`] reporting errors as routine `R`.
+    fn put_as(&self, routine: &'static str, pe: usize, offset: usize, src: &[T]) -> Result<()> {
+        self.check(routine, offset, src.len())?;
+        let n = std::mem::size_of_val(src);
+        match self.rt.target(routine, self.elem(offset) as usize, n, pe as i64)? {
+            Target::Mapped(_) if n == 0 => Ok(()),
+            Target::Mapped(to) => {
+                // SAFETY: `to` is PE `pe`'s copy of the checked range, mapped here for n
+                // bytes; `src` is a Rust slice, which cannot overlap symmetric memory.
+                unsafe { racefree::copy(to as *mut u8, src.as_ptr().cast(), n) };
+                self.rt.notify(pe);
+                Ok(())
+            }
+            // SAFETY: src is a valid slice; the destination range is checked by rma::put
+            // (another host: the network writes the other process's memory).
+            Target::Net { .. } => unsafe {
+                rma::put(self.rt, routine, self.elem(offset).cast(), src.as_ptr().cast(), n, pe as i64)
+            },
         }
     }
 
-    /// Gets elements `offset..offset + dst.len()` of this object on `pe` into `dst`.
+    /// Gets elements `offset..offset + dst.len()` of this object on `pe` into `dst` (a
+    /// byte-wise atomic copy on this host: see "Data races" above).
     pub fn get(&self, pe: usize, offset: usize, dst: &mut [T]) -> Result<()> {
-        self.check("SymSlice::get", offset, dst.len())?;
-        // SAFETY: dst is a valid mutable slice; the source range is checked by rma::get.
-        unsafe {
-            rma::get(
-                self.rt,
-                "SymSlice::get",
-                dst.as_mut_ptr().cast(),
-                self.elem(offset).cast(),
-                std::mem::size_of_val(dst),
-                pe as i64,
-            )
+        const R: &str = "SymSlice::get";
+        self.check(R, offset, dst.len())?;
+        let n = std::mem::size_of_val(dst);
+        match self.rt.target(R, self.elem(offset) as usize, n, pe as i64)? {
+            Target::Mapped(_) if n == 0 => Ok(()),
+            Target::Mapped(from) => {
+                // SAFETY: `from` is PE `pe`'s copy of the checked range, mapped here for n
+                // bytes; `dst` is an exclusive Rust slice; every bit pattern is a valid T.
+                unsafe { racefree::copy(dst.as_mut_ptr().cast(), from as *const u8, n) };
+                Ok(())
+            }
+            // SAFETY: dst is a valid mutable slice; the source range is checked by rma::get.
+            Target::Net { .. } => unsafe {
+                rma::get(self.rt, R, dst.as_mut_ptr().cast(), self.elem(offset).cast(), n, pe as i64)
+            },
         }
     }
 
-    /// Writes one element on `pe` (shmem_p).
+    /// Writes one element on `pe` (shmem_p; on this host an atomic store: see "Data races"
+    /// above).
+    #[inline]
     pub fn p(&self, pe: usize, i: usize, value: T) -> Result<()> {
-        self.put(pe, i, std::slice::from_ref(&value))
+        const R: &str = "SymSlice::put";
+        self.check(R, i, 1)?;
+        let n = std::mem::size_of::<T>();
+        match self.rt.target(R, self.elem(i) as usize, n, pe as i64)? {
+            Target::Mapped(to) => {
+                // SAFETY: `to` is element i of PE `pe`'s copy, mapped here and aligned for T
+                // (same offset in an aligned heap); the safe API's accesses to it are atomic.
+                unsafe { racefree::store(to as *mut T, value) };
+                self.rt.notify(pe);
+                Ok(())
+            }
+            // SAFETY: value is one readable T; rma::put checks the destination.
+            Target::Net { .. } => unsafe {
+                rma::put(self.rt, R, self.elem(i).cast(), (&value as *const T).cast(), n, pe as i64)
+            },
+        }
     }
 
-    /// Reads one element on `pe` (shmem_g).
+    /// Reads one element on `pe` (shmem_g; on this host an atomic load: see "Data races"
+    /// above).
+    #[inline]
     pub fn g(&self, pe: usize, i: usize) -> Result<T> {
-        self.check("SymSlice::g", i, 1)?;
-        let mut v = std::mem::MaybeUninit::<T>::uninit();
-        // SAFETY: v is writable for one T; rma::get checks the source; all bit patterns of a
-        // Symmetric type are valid, so the value is initialised after the copy.
-        unsafe {
-            rma::get(
-                self.rt,
-                "SymSlice::g",
-                v.as_mut_ptr().cast(),
-                self.elem(i).cast(),
-                std::mem::size_of::<T>(),
-                pe as i64,
-            )?;
-            Ok(v.assume_init())
+        const R: &str = "SymSlice::g";
+        self.check(R, i, 1)?;
+        let n = std::mem::size_of::<T>();
+        match self.rt.target(R, self.elem(i) as usize, n, pe as i64)? {
+            // SAFETY: as in `p`, for a load.
+            Target::Mapped(from) => Ok(unsafe { racefree::load(from as *const T) }),
+            Target::Net { .. } => {
+                let mut v = std::mem::MaybeUninit::<T>::uninit();
+                // SAFETY: v is writable for one T; rma::get checks the source; all bit
+                // patterns of a Symmetric type are valid, so v is initialised after the copy.
+                unsafe {
+                    rma::get(self.rt, R, v.as_mut_ptr().cast(), self.elem(i).cast(), n, pe as i64)?;
+                    Ok(v.assume_init())
+                }
+            }
         }
     }
 
@@ -257,7 +422,7 @@ impl<T: Symmetric> SymSlice<T> {
     }
 }
 
-impl<T: Symmetric> Drop for SymSlice<T> {
+impl<T: Symmetric> Drop for SymSlice<'_, T> {
     fn drop(&mut self) {
         let _ = self.rt.release("SymSlice::drop", self.addr);
     }
@@ -284,7 +449,8 @@ macro_rules! atomic_value {
 }
 atomic_value!(i32 => u32, u32 => u32, i64 => u64, u64 => u64);
 
-impl<T: AtomicValue> SymSlice<T> {
+impl<T: AtomicValue> SymSlice<'_, T> {
+    #[inline]
     fn amo(&self, routine: &'static str, pe: usize, i: usize, op: AmoOp<T::Word>) -> Result<T> {
         self.check(routine, i, 1)?;
         // SAFETY: the element is in bounds; amo checks symmetry, the PE and alignment.
@@ -345,47 +511,49 @@ impl<T: AtomicValue> SymSlice<T> {
     }
 }
 
-impl<T: Symmetric> SymSlice<T> {
+impl<T: Symmetric> SymSlice<'_, T> {
     /// Puts `src` at `offset` on `pe`, then updates `signal[sig_index]` there (shmem_put_signal).
+    /// The payload is copied as [`SymSlice::put`] copies (byte-wise atomic), the signal by an
+    /// atomic operation, which orders the payload before it.
     #[allow(clippy::too_many_arguments)]
     pub fn put_signal(
         &self,
         pe: usize,
         offset: usize,
         src: &[T],
-        signal: &SymSlice<u64>,
+        signal: &SymSlice<'_, u64>,
         sig_index: usize,
         value: u64,
         op: SignalOp,
     ) -> Result<()> {
-        self.check("SymSlice::put_signal", offset, src.len())?;
-        signal.check("SymSlice::put_signal", sig_index, 1)?;
-        // SAFETY: src is a valid slice; both destinations are checked by put_signal.
-        unsafe {
-            p2p::put_signal(
-                self.rt,
-                "SymSlice::put_signal",
-                self.elem(offset).cast(),
-                src.as_ptr().cast(),
-                std::mem::size_of_val(src),
-                signal.elem(sig_index),
-                value,
-                op,
-                pe as i64,
-            )
+        const R: &str = "SymSlice::put_signal";
+        self.check(R, offset, src.len())?;
+        signal.check(R, sig_index, 1)?;
+        // Check the signal word before moving data, so bad input changes nothing.
+        let signal_target = self.rt.target(R, signal.elem(sig_index) as usize, 8, pe as i64)?;
+        self.put_as(R, pe, offset, src)?;
+        if let Target::Net { .. } = signal_target {
+            // The network does not order a put before a later atomic by itself.
+            rma::net(self.rt).fence();
         }
+        let op = match op {
+            SignalOp::Set => AmoOp::Set(value),
+            SignalOp::Add => AmoOp::FetchAdd(value),
+        };
+        // SAFETY: the element is in bounds; amo checks symmetry, the PE and alignment.
+        unsafe { atomic::amo(self.rt, R, signal.elem(sig_index) as *const u64, pe as i64, op) }.map(|_| ())
     }
 }
 
 /// A distributed lock on a symmetric word (shmem_set_lock and friends).
 #[derive(Debug)]
-pub struct Lock {
-    word: SymSlice<i64>,
+pub struct Lock<'s> {
+    word: SymSlice<'s, i64>,
 }
 
-impl Lock {
+impl<'s> Lock<'s> {
     /// Collectively creates a lock.
-    pub fn new(shmem: &Shmem) -> Result<Lock> {
+    pub fn new(shmem: &'s Shmem) -> Result<Lock<'s>> {
         Ok(Lock { word: shmem.alloc(1)? })
     }
     /// Blocks until this PE holds the lock; returns a guard that releases it.
@@ -402,7 +570,7 @@ impl Lock {
 /// Holds a [`Lock`]; releases it when dropped.
 #[derive(Debug)]
 pub struct LockGuard<'a> {
-    lock: &'a Lock,
+    lock: &'a Lock<'a>,
 }
 
 impl Drop for LockGuard<'_> {
@@ -422,6 +590,19 @@ use std::sync::Arc;
 /// A team (OpenSHMEM 1.5 §9.4). Team PE numbers are `usize` indices into the team; the world
 /// numbers of the same PEs come from [`Team::world_pe`] / [`Team::translate_pe`].
 ///
+/// **Argument errors of the collectives.** Each collective checks its counts and slices on
+/// this PE before any communication. Members that pass the same counts and the same symmetric
+/// slices (which have the same length on every PE) all fail alike. A member whose own
+/// arguments fail while the others' pass (a slice too short for the count, another object, a
+/// count that overflows only there):
+/// - in checked mode (`SHMEMX_CHECK_COLLECTIVES=1` or `SHMEM_DEBUG=1`) still joins the call's
+///   checked agreement and tells the others why, and every member returns the same
+///   [`Error::InvalidArgument`] naming it (`... (on team PE 2 of SHMEM_TEAM_WORLD)`);
+/// - by default returns its error at once without taking part, and the other members wait in
+///   the collective for it, for ever (a hang, as in C): finding out would cost an agreement on
+///   every call, which is what checked mode adds. `collect`, whose counts differ by design,
+///   publishes a bad count instead, so it fails on every member in either mode.
+///
 /// [`Team::destroy`] is `shmem_team_destroy`: collective (a sync over the team, then the
 /// release). Dropping a team that was not destroyed releases it on this PE without any
 /// communication, so Drop never blocks or deadlocks (a PE unwinding alone is fine). The one
@@ -435,7 +616,7 @@ use std::sync::Arc;
 /// share it:
 ///
 /// ```compile_fail,E0277
-/// fn share(team: &ferroshmem::Team) {
+/// fn share(team: &ferroshmem::Team<'_>) {
 ///     std::thread::scope(|s| {
 ///         s.spawn(|| team.sync());
 ///         s.spawn(|| team.sync());
@@ -443,7 +624,7 @@ use std::sync::Arc;
 /// }
 /// ```
 /// ```no_run
-/// fn per_thread(a: ferroshmem::Team, b: ferroshmem::Team) {
+/// fn per_thread(a: ferroshmem::Team<'_>, b: ferroshmem::Team<'_>) {
 ///     std::thread::scope(|s| {
 ///         s.spawn(move || a.sync());
 ///         s.spawn(move || b.sync());
@@ -451,15 +632,17 @@ use std::sync::Arc;
 /// }
 /// ```
 #[derive(Debug)]
-pub struct Team {
+pub struct Team<'s> {
     inner: Arc<TeamInner>,
     rt: &'static Runtime,
+    /// Borrows the [`Shmem`] it came from, so it cannot outlive finalize.
+    _shmem: PhantomData<&'s Shmem>,
     /// Not `Sync` (see above); `Cell<()>` is `Send` and not `Sync`.
     _one_thread_at_a_time: PhantomData<std::cell::Cell<()>>,
 }
 
 /// Outcome of a split for this PE: `None` when it is not a member of the new team.
-pub type SplitResult = Result<Option<Team>>;
+pub type SplitResult<'s> = Result<Option<Team<'s>>>;
 
 /// A team creation in flight (UCC's post/test): complete it with [`TeamRequest::wait`] or
 /// poll it with [`TeamRequest::test`]. Other collectives (on other teams) may run meanwhile;
@@ -472,24 +655,30 @@ pub type SplitResult = Result<Option<Team>>;
 /// leaves the request as it is.
 #[derive(Debug)]
 #[must_use = "a team creation must be completed with wait() or test()"]
-pub struct TeamRequest {
+pub struct TeamRequest<'s> {
     req: Option<teams::CreateRequest>,
     rt: &'static Runtime,
+    /// Borrows the [`Shmem`] it came from (its teams will too).
+    _shmem: PhantomData<&'s Shmem>,
     /// The parent of a split, marked busy until the creation completes.
     parent: Option<teams::Claim>,
 }
 
 /// The teams a completed request made on this PE.
 #[derive(Debug)]
-pub enum NewTeams {
+pub enum NewTeams<'s> {
     /// A strided split or a split by color: the team, or `None` for a non-member.
-    One(Option<Team>),
+    One(Option<Team<'s>>),
     /// split_2d: (x-axis team, y-axis team).
-    Two(Team, Team),
+    Two(Team<'s>, Team<'s>),
 }
 
-impl TeamRequest {
-    fn finish(rt: &'static Runtime, created: Created) -> NewTeams {
+impl<'s> TeamRequest<'s> {
+    fn new(req: teams::CreateRequest, rt: &'static Runtime, parent: Option<teams::Claim>) -> Self {
+        TeamRequest { req: Some(req), rt, _shmem: PhantomData, parent }
+    }
+
+    fn finish(rt: &'static Runtime, created: Created) -> NewTeams<'s> {
         match created {
             Created::One(t) => NewTeams::One(t.map(|inner| Team::new(inner, rt))),
             Created::Two(x, y) => NewTeams::Two(Team::new(x, rt), Team::new(y, rt)),
@@ -497,7 +686,7 @@ impl TeamRequest {
     }
 
     /// Advances the creation; `Some` once it is complete on this PE.
-    pub fn test(&mut self) -> Option<Result<NewTeams>> {
+    pub fn test(&mut self) -> Option<Result<NewTeams<'s>>> {
         let req = self.req.as_mut()?;
         req.poll(self.rt)?;
         let req = self.req.take()?;
@@ -506,7 +695,7 @@ impl TeamRequest {
     }
 
     /// Completes the creation.
-    pub fn wait(mut self) -> Result<NewTeams> {
+    pub fn wait(mut self) -> Result<NewTeams<'s>> {
         let req = self
             .req
             .take()
@@ -516,27 +705,27 @@ impl TeamRequest {
 }
 
 impl Shmem {
-    fn predefined(&self, handle: TeamHandle) -> Team {
+    fn predefined(&self, handle: TeamHandle) -> Team<'_> {
         Team::new(self.rt.teams.get(handle).expect("predefined teams always exist"), self.rt)
     }
 
     /// `SHMEM_TEAM_WORLD`.
-    pub fn team_world(&self) -> Team {
+    pub fn team_world(&self) -> Team<'_> {
         self.predefined(TeamHandle::WORLD)
     }
 
     /// `SHMEM_TEAM_SHARED`: every PE that shares memory with this one (all of them, on one machine).
-    pub fn team_shared(&self) -> Team {
+    pub fn team_shared(&self) -> Team<'_> {
         self.predefined(TeamHandle::SHARED)
     }
 
     /// `SHMEMX_TEAM_NODE`: the PEs of this node.
-    pub fn team_node(&self) -> Team {
+    pub fn team_node(&self) -> Team<'_> {
         self.predefined(TeamHandle::NODE)
     }
 
     /// `SHMEMX_TEAM_SAME_MYPE_NODE`: the PEs with this PE's node-local number, one per node.
-    pub fn team_same_mype_node(&self) -> Team {
+    pub fn team_same_mype_node(&self) -> Team<'_> {
         self.predefined(TeamHandle::SAME_MYPE_NODE)
     }
 
@@ -548,16 +737,28 @@ impl Shmem {
 
     /// Starts joining the arbitrary team `uniqueid` as member `pe_idx` of `npes`
     /// (`shmemx_team_init_nb`). Only the members call it; several may be in flight.
-    pub fn team_init_nb(&self, uniqueid: u64, npes: usize, pe_idx: usize, config: TeamConfig) -> TeamRequest {
+    pub fn team_init_nb(
+        &self,
+        uniqueid: u64,
+        npes: usize,
+        pe_idx: usize,
+        config: TeamConfig,
+    ) -> TeamRequest<'_> {
         // Counts beyond i64::MAX are out of range all the same (and refused as such).
         let (npes, pe_idx) =
             (i64::try_from(npes).unwrap_or(i64::MAX), i64::try_from(pe_idx).unwrap_or(i64::MAX));
         let req = teams::init_start(self.rt, "Shmem::team_init", uniqueid, npes, pe_idx, Ok(config));
-        TeamRequest { req: Some(req), rt: self.rt, parent: None }
+        TeamRequest::new(req, self.rt, None)
     }
 
     /// Joins the arbitrary team `uniqueid` as member `pe_idx` of `npes` (`shmemx_team_init`).
-    pub fn team_init(&self, uniqueid: u64, npes: usize, pe_idx: usize, config: TeamConfig) -> Result<Team> {
+    pub fn team_init(
+        &self,
+        uniqueid: u64,
+        npes: usize,
+        pe_idx: usize,
+        config: TeamConfig,
+    ) -> Result<Team<'_>> {
         match self.team_init_nb(uniqueid, npes, pe_idx, config).wait()? {
             NewTeams::One(Some(t)) => Ok(t),
             _ => unreachable!("team_init makes this PE's team"),
@@ -570,7 +771,7 @@ impl Shmem {
     }
 }
 
-impl Drop for TeamRequest {
+impl Drop for TeamRequest<'_> {
     fn drop(&mut self) {
         let Some(req) = self.req.take() else { return };
         if std::thread::panicking() {
@@ -581,9 +782,9 @@ impl Drop for TeamRequest {
     }
 }
 
-impl Team {
-    fn new(inner: Arc<TeamInner>, rt: &'static Runtime) -> Team {
-        Team { inner, rt, _one_thread_at_a_time: PhantomData }
+impl<'s> Team<'s> {
+    fn new(inner: Arc<TeamInner>, rt: &'static Runtime) -> Team<'s> {
+        Team { inner, rt, _shmem: PhantomData, _one_thread_at_a_time: PhantomData }
     }
 
     /// This PE's number in the team.
@@ -602,7 +803,7 @@ impl Team {
     }
 
     /// Number in `dest` of this team's PE `pe`, if it is a member there.
-    pub fn translate_pe(&self, pe: usize, dest: &Team) -> Option<usize> {
+    pub fn translate_pe(&self, pe: usize, dest: &Team<'_>) -> Option<usize> {
         let r = teams::translate(&self.inner, pe as i64, &dest.inner);
         (r >= 0).then_some(r as usize)
     }
@@ -610,7 +811,7 @@ impl Team {
     /// Address in this process of element `i` of `data` on team PE `pe` (`shmem_team_ptr`):
     /// null when that memory cannot be reached with loads and stores from here. A PE number
     /// outside the team is an error.
-    pub fn ptr<T: Symmetric>(&self, data: &SymSlice<T>, pe: usize, i: usize) -> Result<*mut T> {
+    pub fn ptr<T: Symmetric>(&self, data: &SymSlice<'_, T>, pe: usize, i: usize) -> Result<*mut T> {
         data.check("Team::ptr", i, 1)?;
         let world = self.world_pe(pe).ok_or(Error::InvalidPe {
             routine: "Team::ptr",
@@ -642,7 +843,13 @@ impl Team {
     }
 
     /// Starts a strided split (relative to this team); see [`Team::split_strided`].
-    pub fn split_strided_nb(&self, start: i64, stride: i64, size: i64, config: TeamConfig) -> TeamRequest {
+    pub fn split_strided_nb(
+        &self,
+        start: i64,
+        stride: i64,
+        size: i64,
+        config: TeamConfig,
+    ) -> TeamRequest<'s> {
         let parent = Some(self.inner.claim("Team::split_strided"));
         let req = teams::split_strided_start(
             self.rt,
@@ -653,13 +860,13 @@ impl Team {
             size,
             Ok(config),
         );
-        TeamRequest { req: Some(req), rt: self.rt, parent }
+        TeamRequest::new(req, self.rt, parent)
     }
 
     /// `shmem_team_split_strided`: members `start + i * stride` (team numbers of this team),
     /// `i < size`; the stride may be negative (reverse order) or 0 for a team of one.
     /// Collective over this team; `Err` on every PE if any PE fails.
-    pub fn split_strided(&self, start: i64, stride: i64, size: i64, config: TeamConfig) -> SplitResult {
+    pub fn split_strided(&self, start: i64, stride: i64, size: i64, config: TeamConfig) -> SplitResult<'s> {
         match self.split_strided_nb(start, stride, size, config).wait()? {
             NewTeams::One(t) => Ok(t),
             NewTeams::Two(..) => unreachable!("a strided split makes one team"),
@@ -667,7 +874,7 @@ impl Team {
     }
 
     /// Starts a 2D split; see [`Team::split_2d`].
-    pub fn split_2d_nb(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> TeamRequest {
+    pub fn split_2d_nb(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> TeamRequest<'s> {
         let parent = Some(self.inner.claim("Team::split_2d"));
         let req = teams::split_2d_start(
             self.rt,
@@ -677,11 +884,16 @@ impl Team {
             Ok(xconfig),
             Ok(yconfig),
         );
-        TeamRequest { req: Some(req), rt: self.rt, parent }
+        TeamRequest::new(req, self.rt, parent)
     }
 
     /// `shmem_team_split_2d`: (row team, column team) of a grid `xrange` wide.
-    pub fn split_2d(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> Result<(Team, Team)> {
+    pub fn split_2d(
+        &self,
+        xrange: i64,
+        xconfig: TeamConfig,
+        yconfig: TeamConfig,
+    ) -> Result<(Team<'s>, Team<'s>)> {
         match self.split_2d_nb(xrange, xconfig, yconfig).wait()? {
             NewTeams::Two(x, y) => Ok((x, y)),
             NewTeams::One(_) => unreachable!("split_2d makes two teams"),
@@ -689,7 +901,7 @@ impl Team {
     }
 
     /// Starts a split by color and key; see [`Team::split_color`].
-    pub fn split_color_nb(&self, color: Option<u32>, key: i64, config: TeamConfig) -> TeamRequest {
+    pub fn split_color_nb(&self, color: Option<u32>, key: i64, config: TeamConfig) -> TeamRequest<'s> {
         let parent = Some(self.inner.claim("Team::split_color"));
         let req = teams::split_color_start(
             self.rt,
@@ -699,14 +911,14 @@ impl Team {
             key,
             Ok(config),
         );
-        TeamRequest { req: Some(req), rt: self.rt, parent }
+        TeamRequest::new(req, self.rt, parent)
     }
 
     /// `shmemx_team_split_color` (like `MPI_Comm_split`): every PE of this team calls it; the
     /// PEs that pass the same `color` form one team, ordered by `key` and then by their number
     /// in this team. `None` (`SHMEMX_COLOR_UNDEFINED`) joins no team and gets `Ok(None)`. One
     /// collective call makes all the teams; `Err` on every PE if any PE fails.
-    pub fn split_color(&self, color: Option<u32>, key: i64, config: TeamConfig) -> SplitResult {
+    pub fn split_color(&self, color: Option<u32>, key: i64, config: TeamConfig) -> SplitResult<'s> {
         match self.split_color_nb(color, key, config).wait()? {
             NewTeams::One(t) => Ok(t),
             NewTeams::Two(..) => unreachable!("a split by color makes one team per PE"),
@@ -732,7 +944,7 @@ impl Team {
     }
 }
 
-impl Drop for Team {
+impl Drop for Team<'_> {
     fn drop(&mut self) {
         if !self.is_predefined() {
             let _ = self.rt.teams.destroy(self.inner.handle());

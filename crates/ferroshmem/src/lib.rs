@@ -68,6 +68,7 @@ pub(crate) mod ctrl;
 pub(crate) mod heap;
 pub(crate) mod job;
 pub(crate) mod net;
+pub(crate) mod racefree;
 pub(crate) mod static_data;
 pub(crate) mod topology;
 

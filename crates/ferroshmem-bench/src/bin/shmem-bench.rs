@@ -34,6 +34,9 @@ fn main() -> ferroshmem::Result<()> {
         println!("fetch_add latency     {fadd_ns:10.1} ns");
         println!("barrier_all           {barrier_ns:10.1} ns");
     }
+    // The slices borrow the Shmem: they are freed before finalize takes it.
+    words.free()?;
+    big.free()?;
     shmem.finalize();
     Ok(())
 }

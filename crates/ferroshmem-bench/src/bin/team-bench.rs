@@ -52,6 +52,9 @@ fn main() -> ferroshmem::Result<()> {
             usage.capacity, usage.slot_bytes, usage.object_bytes
         );
     }
+    // Teams borrow the Shmem: they are gone before finalize takes it.
+    reversed.destroy()?;
+    drop(world);
     shmem.finalize();
     Ok(())
 }

@@ -1,61 +1,199 @@
 //! Typed collectives on [`Team`] over symmetric slices. Every member calls the same collective
 //! with the same counts (collect excepted) at the same point of its program; the slices are
 //! the same symmetric objects on every PE (the same allocation).
+//!
+//! They take their slices by `&mut` (`broadcast_in_place` and `reduce_in_place` one slice):
+//! their copies are plain `memcpy` (the code the C API shares), and a `SymSlice` is the only
+//! handle of its block in this process, so an exclusive borrow keeps every other thread of
+//! this process off every PE's copy of `dest` and `src` while the call runs: no data race (see
+//! "Data races" on [`SymSlice`]).
+//!
+//! ```compile_fail,E0502
+//! fn race(team: &ferroshmem::Team<'_>, mut a: ferroshmem::SymSlice<'_, u64>, mut b: ferroshmem::SymSlice<'_, u64>) {
+//!     std::thread::scope(|s| {
+//!         s.spawn(|| a.write(0, 1)); // another thread touching the destination ...
+//!         team.broadcast(&mut a, &mut b, 1, 0).unwrap(); // ... while a collective writes it
+//!     });
+//! }
+//! ```
 
 //!
 //! Every count is checked against the slices before any communication, with checked
 //! arithmetic, from values that are the same on every member (the counts, the slices' lengths,
 //! the team's size), so a bad count gives every member the same `Err` naming the routine and
 //! the argument (collect, whose counts differ, agrees on its members' counts first).
+//!
+//! Those checks are `local_checks`: a pure function of the team's size and a few words (the
+//! counts, the slices' lengths, the element size). A PE whose slice is too short fails them
+//! alone. In checked mode it still joins the call's checked agreement, carrying those words,
+//! and every member repeats its checks on them, so all return the same error naming it
+//! (`team::checked`). Without checked mode it returns its error at once, before any
+//! communication, and the other members, whose checks passed, wait in the collective for a PE
+//! that never comes (the program hangs): checking would need an agreement on every call, which
+//! is what checked mode adds. Members that pass the same counts and the same symmetric slices
+//! (which have the same length on every PE) always fail alike.
 
 use crate::api::{SymSlice, Symmetric, Team};
-use crate::coll::{self, strided_extent, ReduceOp, TeamGroup};
+use crate::coll::{self, checked_reduce_name, strided_extent, ReduceOp, TeamGroup};
 use crate::error::{Error, Result};
+use crate::team::checked::{self, Signature};
 
-/// Checks that `s` (the argument `slice`) holds `need` elements, computed from the argument
-/// `count` (`None`: the computation overflowed, which is the count's fault); `counts` describes
-/// how `need` was computed.
-fn check_len<T: Symmetric>(
+// The first word of the inputs of [`local_checks`]: which call's checks. The other words:
+// element size, count, length of dest, length of source, then (alltoalls) the two strides.
+const BROADCAST: u64 = 1;
+const FCOLLECT: u64 = 2;
+const ALLTOALL: u64 = 3;
+const ALLTOALLS: u64 = 4;
+const REDUCE: u64 = 5;
+/// `Shmem::alloc`: element size, count.
+pub(crate) const ALLOC: u64 = 6;
+
+/// Checks that a slice of length `len` (the argument `slice`) holds `need` elements, computed
+/// from the argument `count` (`None`: the computation overflowed, which is the count's fault);
+/// `counts` describes how `need` was computed.
+fn check_len(
     routine: &'static str,
     (slice, count): (&'static str, &'static str),
-    s: &SymSlice<T>,
+    len: usize,
     need: Option<usize>,
     counts: impl FnOnce() -> String,
 ) -> Result<()> {
     match need {
-        Some(need) if need <= s.len() => Ok(()),
+        Some(need) if need <= len => Ok(()),
         Some(need) => Err(Error::invalid(
             routine,
             slice,
-            format!("{need} elements needed ({}), {} available", counts(), s.len()),
+            format!("{need} elements needed ({}), {len} available", counts()),
         )),
         None => Err(Error::invalid(routine, count, format!("{} overflow", counts()))),
     }
 }
 
-/// Bytes of `n` elements of `T`, for an `n` already checked against a slice of `T`.
-fn bytes<T: Symmetric>(routine: &'static str, what: &'static str, n: usize) -> Result<usize> {
-    n.checked_mul(std::mem::size_of::<T>())
-        .ok_or_else(|| Error::invalid(routine, what, format!("{n} elements overflow")))
+/// Bytes of `n` elements of `size` bytes.
+fn bytes(routine: &'static str, what: &'static str, n: usize, size: usize) -> Result<usize> {
+    n.checked_mul(size).ok_or_else(|| Error::invalid(routine, what, format!("{n} elements overflow")))
 }
 
-impl Team {
+/// The local argument checks of a safe-API call on a team of `n` PEs, from `inputs` (see the
+/// constants above); the byte count the call moves (0 where it does not need one). Pure, so
+/// that in checked mode every PE can repeat a failed PE's checks on its published inputs.
+pub(crate) fn local_checks(n: usize, inputs: &[u64]) -> Result<usize> {
+    let at = |k: usize| inputs.get(k).map_or(0, |&v| v as usize);
+    let (size, count, dest, src) = (at(1), at(2), at(3), at(4));
+    match inputs.first().copied().unwrap_or(0) {
+        BROADCAST => {
+            const R: &str = "Team::broadcast";
+            let what = || format!("nelems {count}");
+            check_len(R, ("dest", "nelems"), dest, Some(count), what)?;
+            check_len(R, ("source", "nelems"), src, Some(count), what)?;
+            bytes(R, "nelems", count, size)
+        }
+        FCOLLECT => {
+            const R: &str = "Team::fcollect";
+            check_len(R, ("dest", "nelems"), dest, count.checked_mul(n), || {
+                format!("nelems {count} times {n} PEs")
+            })?;
+            check_len(R, ("source", "nelems"), src, Some(count), || format!("nelems {count}"))?;
+            bytes(R, "nelems", count, size)
+        }
+        kind @ (ALLTOALL | ALLTOALLS) => {
+            let r = if kind == ALLTOALL { "Team::alltoall" } else { "Team::alltoalls" };
+            let (dst, sst) = (at(5), at(6));
+            if count > 0 && (dst == 0 || sst == 0) {
+                return Err(Error::invalid(r, "dst/sst", "strides must be positive"));
+            }
+            let total = n.checked_mul(count).ok_or_else(|| {
+                Error::invalid(r, "nelems", format!("{count} elements times {n} PEs overflow"))
+            })?;
+            let extent = |stride: usize, name: &'static str| {
+                strided_extent(n, count, stride, 1).ok_or_else(|| {
+                    Error::invalid(r, name, format!("{total} elements at stride {stride} overflow"))
+                })
+            };
+            let what = |stride: usize| move || format!("{total} elements at stride {stride}");
+            check_len(r, ("dest", "dst"), dest, Some(extent(dst, "dst")?), what(dst))?;
+            check_len(r, ("source", "sst"), src, Some(extent(sst, "sst")?), what(sst))?;
+            Ok(0)
+        }
+        REDUCE => {
+            const R: &str = "Team::reduce";
+            let what = || format!("nreduce {count}");
+            check_len(R, ("dest", "nreduce"), dest, Some(count), what)?;
+            check_len(R, ("source", "nreduce"), src, Some(count), what)?;
+            Ok(0)
+        }
+        ALLOC => bytes("Shmem::alloc", "len", count, size),
+        kind => Err(Error::invalid("checked mode", "inputs", format!("unknown local checks {kind}"))),
+    }
+}
+
+/// The inputs of [`local_checks`] for a call of `kind` on `dest` and `src`, `count` elements.
+fn inputs<T: Symmetric>(kind: u64, count: usize, dest: &SymSlice<'_, T>, src: &SymSlice<'_, T>) -> [u64; 7] {
+    let size = std::mem::size_of::<T>() as u64;
+    [kind, size, count as u64, dest.len() as u64, src.len() as u64, 0, 0]
+}
+
+impl Team<'_> {
+    /// Runs [`local_checks`] on `inputs` (at most `MAX_ARGS` words); in checked mode also the
+    /// call's checked agreement (`routine` with the arguments `args` builds from the checks'
+    /// value), which a PE whose checks failed joins too, so that every member returns the same
+    /// error. The caller holds the team's claim; the collective then runs on a
+    /// [`TeamGroup::prechecked`].
+    fn checks(
+        &self,
+        inputs: &[u64],
+        routine: &'static str,
+        args: impl FnOnce(usize) -> Vec<i64>,
+    ) -> Result<usize> {
+        let local = local_checks(self.n_pes(), inputs);
+        if !self.rt().checked {
+            return local;
+        }
+        let call = match &local {
+            Ok(v) => Signature::new(routine, &args(*v)),
+            Err(_) => Signature::failed(routine, inputs),
+        };
+        checked::check_call(self.rt(), self.inner(), &call)?;
+        local
+    }
+
     /// `shmem_broadcast`: copies `nelems` elements of `src` on team PE `root` into `dest` on
     /// every member (the root included).
     pub fn broadcast<T: Symmetric>(
         &self,
-        dest: &SymSlice<T>,
-        src: &SymSlice<T>,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
+        nelems: usize,
+        root: usize,
+    ) -> Result<()> {
+        self.broadcast_from(dest, src, nelems, root)
+    }
+
+    /// [`Team::broadcast`] with one slice as source (on the root) and destination.
+    pub fn broadcast_in_place<T: Symmetric>(
+        &self,
+        buf: &mut SymSlice<'_, T>,
+        nelems: usize,
+        root: usize,
+    ) -> Result<()> {
+        self.broadcast_from(buf, buf, nelems, root)
+    }
+
+    /// [`Team::broadcast`] on borrowed slices (exclusive in the public forms: see the module
+    /// documentation).
+    fn broadcast_from<T: Symmetric>(
+        &self,
+        dest: &SymSlice<'_, T>,
+        src: &SymSlice<'_, T>,
         nelems: usize,
         root: usize,
     ) -> Result<()> {
         const R: &str = "Team::broadcast";
-        let what = || format!("nelems {nelems}");
-        check_len(R, ("dest", "nelems"), dest, Some(nelems), what)?;
-        check_len(R, ("source", "nelems"), src, Some(nelems), what)?;
-        let bytes = bytes::<T>(R, "nelems", nelems)?;
         let _busy = self.inner().claim(R);
-        let mut g = TeamGroup::new(self.inner());
+        let bytes = self.checks(&inputs(BROADCAST, nelems, dest, src)[..5], "shmem_broadcast", |bytes| {
+            vec![bytes as i64, root as i64]
+        })?;
+        let mut g = TeamGroup::prechecked(self.inner());
         coll::broadcast(
             self.rt(),
             &mut g,
@@ -69,16 +207,18 @@ impl Team {
     }
 
     /// `shmem_fcollect`: `nelems` elements from every member, in team order, into `dest`.
-    pub fn fcollect<T: Symmetric>(&self, dest: &SymSlice<T>, src: &SymSlice<T>, nelems: usize) -> Result<()> {
+    pub fn fcollect<T: Symmetric>(
+        &self,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
+        nelems: usize,
+    ) -> Result<()> {
         const R: &str = "Team::fcollect";
-        let n = self.n_pes();
-        check_len(R, ("dest", "nelems"), dest, nelems.checked_mul(n), || {
-            format!("nelems {nelems} times {n} PEs")
-        })?;
-        check_len(R, ("source", "nelems"), src, Some(nelems), || format!("nelems {nelems}"))?;
-        let bytes = bytes::<T>(R, "nelems", nelems)?;
         let _busy = self.inner().claim(R);
-        let mut g = TeamGroup::new(self.inner());
+        let bytes = self.checks(&inputs(FCOLLECT, nelems, dest, src)[..5], "shmem_fcollect", |bytes| {
+            vec![bytes as i64]
+        })?;
+        let mut g = TeamGroup::prechecked(self.inner());
         coll::fcollect(self.rt(), &mut g, R, dest.as_ptr() as usize, src.as_ptr() as usize, bytes)
     }
 
@@ -86,16 +226,16 @@ impl Team {
     /// concatenated in team order into `dest`. Returns the total number of elements.
     pub fn collect<T: Symmetric>(
         &self,
-        dest: &SymSlice<T>,
-        src: &SymSlice<T>,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
         nelems: usize,
     ) -> Result<usize> {
         const R: &str = "Team::collect";
         // This member's count may differ from the others': a bad one is not returned at once
         // (the others would wait for this PE) but goes into the collective, which then fails
-        // on every member alike.
+        // on every member alike (in either mode).
         let mine = (nelems <= src.len()).then(|| nelems * std::mem::size_of::<T>());
-        let cap = bytes::<T>(R, "dest", dest.len())?;
+        let cap = bytes(R, "dest", dest.len(), std::mem::size_of::<T>())?;
         let _busy = self.inner().claim(R);
         let mut g = TeamGroup::new(self.inner());
         let total =
@@ -105,56 +245,54 @@ impl Team {
 
     /// `shmem_alltoall`: block `j` (of `nelems` elements) of every member's `src` goes to
     /// block `i` of member `j`'s `dest`, where `i` is the sender.
-    pub fn alltoall<T: Symmetric>(&self, dest: &SymSlice<T>, src: &SymSlice<T>, nelems: usize) -> Result<()> {
-        self.alltoalls_as("Team::alltoall", dest, src, 1, 1, nelems)
+    pub fn alltoall<T: Symmetric>(
+        &self,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
+        nelems: usize,
+    ) -> Result<()> {
+        self.alltoalls_as(ALLTOALL, "Team::alltoall", dest, src, 1, 1, nelems)
     }
 
     /// `shmem_alltoalls`: as [`Team::alltoall`] with element strides `dst` and `sst`.
     pub fn alltoalls<T: Symmetric>(
         &self,
-        dest: &SymSlice<T>,
-        src: &SymSlice<T>,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
         dst: usize,
         sst: usize,
         nelems: usize,
     ) -> Result<()> {
-        self.alltoalls_as("Team::alltoalls", dest, src, dst, sst, nelems)
+        self.alltoalls_as(ALLTOALLS, "Team::alltoalls", dest, src, dst, sst, nelems)
     }
 
     /// alltoalls reporting errors as routine `r` (alltoall is its case of unit strides).
+    #[allow(clippy::too_many_arguments)]
     fn alltoalls_as<T: Symmetric>(
         &self,
+        kind: u64,
         r: &'static str,
-        dest: &SymSlice<T>,
-        src: &SymSlice<T>,
+        dest: &SymSlice<'_, T>,
+        src: &SymSlice<'_, T>,
         dst: usize,
         sst: usize,
         nelems: usize,
     ) -> Result<()> {
-        let n = self.n_pes();
-        if nelems > 0 && (dst == 0 || sst == 0) {
-            return Err(Error::invalid(r, "dst/sst", "strides must be positive"));
-        }
-        let count = n.checked_mul(nelems).ok_or_else(|| {
-            Error::invalid(r, "nelems", format!("{nelems} elements times {n} PEs overflow"))
-        })?;
-        let extent = |stride: usize, name: &'static str| {
-            strided_extent(n, nelems, stride, 1).ok_or_else(|| {
-                Error::invalid(r, name, format!("{count} elements at stride {stride} overflow"))
-            })
-        };
-        let what = |stride: usize| move || format!("{count} elements at stride {stride}");
-        check_len(r, ("dest", "dst"), dest, Some(extent(dst, "dst")?), what(dst))?;
-        check_len(r, ("source", "sst"), src, Some(extent(sst, "sst")?), what(sst))?;
         let _busy = self.inner().claim(r);
-        let mut g = TeamGroup::new(self.inner());
+        let mut inputs = inputs(kind, nelems, dest, src);
+        inputs[5..].copy_from_slice(&[dst as u64, sst as u64]);
+        let size = std::mem::size_of::<T>();
+        self.checks(&inputs, "shmem_alltoalls", |_| {
+            vec![size as i64, dst as i64, sst as i64, nelems as i64]
+        })?;
+        let mut g = TeamGroup::prechecked(self.inner());
         coll::alltoalls(
             self.rt(),
             &mut g,
             r,
             dest.as_ptr() as usize,
             src.as_ptr() as usize,
-            std::mem::size_of::<T>(),
+            size,
             dst,
             sst,
             nelems,
@@ -165,17 +303,29 @@ impl Team {
     /// member. `dest` and `src` may be the same slice (in place).
     pub fn reduce<T: Symmetric, O: ReduceOp<T>>(
         &self,
+        op: O,
+        dest: &mut SymSlice<'_, T>,
+        src: &mut SymSlice<'_, T>,
+        nreduce: usize,
+    ) -> Result<()> {
+        self.reduce_from(op, dest, src, nreduce)
+    }
+
+    /// [`Team::reduce`] on borrowed slices (exclusive in the public forms).
+    fn reduce_from<T: Symmetric, O: ReduceOp<T>>(
+        &self,
         _op: O,
-        dest: &SymSlice<T>,
-        src: &SymSlice<T>,
+        dest: &SymSlice<'_, T>,
+        src: &SymSlice<'_, T>,
         nreduce: usize,
     ) -> Result<()> {
         const R: &str = "Team::reduce";
-        let what = || format!("nreduce {nreduce}");
-        check_len(R, ("dest", "nreduce"), dest, Some(nreduce), what)?;
-        check_len(R, ("source", "nreduce"), src, Some(nreduce), what)?;
         let _busy = self.inner().claim(R);
-        let mut g = TeamGroup::new(self.inner());
+        let size = std::mem::size_of::<T>() as i64;
+        self.checks(&inputs(REDUCE, nreduce, dest, src)[..5], checked_reduce_name(O::NAME), |_| {
+            vec![nreduce as i64, size]
+        })?;
+        let mut g = TeamGroup::prechecked(self.inner());
         coll::reduce::<T, O>(self.rt(), &mut g, R, dest.as_ptr() as usize, src.as_ptr() as usize, nreduce)
     }
 
@@ -183,9 +333,9 @@ impl Team {
     pub fn reduce_in_place<T: Symmetric, O: ReduceOp<T>>(
         &self,
         op: O,
-        buf: &SymSlice<T>,
+        buf: &mut SymSlice<'_, T>,
         nreduce: usize,
     ) -> Result<()> {
-        self.reduce(op, buf, buf, nreduce)
+        self.reduce_from(op, buf, buf, nreduce)
     }
 }

@@ -242,6 +242,8 @@ pub struct TeamGroup<'a> {
     eager: bool,
     /// Where the current exchange left its blocks.
     exchanged: Exchanged,
+    /// Checked mode: the call was checked already (the safe API checks before it calls).
+    prechecked: bool,
 }
 
 /// Where [`Group::exchange`] put the members' blocks for this PE.
@@ -262,7 +264,20 @@ enum Exchanged {
 impl<'a> TeamGroup<'a> {
     /// The next collective of `team`.
     pub fn new(team: &'a TeamInner) -> Self {
-        TeamGroup { team, epoch: 0, entry_words: 1, eager: false, exchanged: Exchanged::None }
+        TeamGroup {
+            team,
+            epoch: 0,
+            entry_words: 1,
+            eager: false,
+            exchanged: Exchanged::None,
+            prechecked: false,
+        }
+    }
+
+    /// [`TeamGroup::new`] for a call already checked in checked mode (by the safe API, which
+    /// runs the check itself so that a PE whose own arguments fail still takes part).
+    pub fn prechecked(team: &'a TeamInner) -> Self {
+        TeamGroup { prechecked: true, ..Self::new(team) }
     }
 
     /// Before this epoch writes its entry (of `entry` size, `depth` to the ring) of a ring whose
@@ -315,7 +330,7 @@ impl<'a> TeamGroup<'a> {
 
 impl Group for TeamGroup<'_> {
     fn check(&mut self, rt: &Runtime, call: impl FnOnce() -> Signature) -> Result<()> {
-        if rt.checked {
+        if rt.checked && !self.prechecked {
             crate::team::checked::check_team(rt, self.team, &call())?;
         }
         Ok(())
@@ -1153,7 +1168,7 @@ fn reduce_small<T: Copy, O: ReduceOp<T>>(
 
 /// The routine under which checked mode compares a reduction with operation `op` (`O::NAME`):
 /// one per operation, so a sum on one PE against a max on another is a mismatch.
-fn checked_reduce_name(op: &str) -> &'static str {
+pub(crate) fn checked_reduce_name(op: &str) -> &'static str {
     match op {
         "and" => "shmem_and_reduce",
         "or" => "shmem_or_reduce",

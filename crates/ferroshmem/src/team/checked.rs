@@ -3,6 +3,13 @@
 //! differ, every PE learns it at the same time, the PEs exchange what they called, and all of
 //! them return the same error, which names the routine, the team and who passed what, instead
 //! of hanging.
+//!
+//! A PE whose own arguments fail the safe API's local checks (a slice too short for the
+//! count, say) takes part all the same (issue 13 item 7): it carries [`FAILED_HASH`] through
+//! the all-reduce, which every PE sees, and publishes the inputs of its checks; every PE then
+//! repeats those checks on them (`coll::api::local_checks`, a pure function of the published
+//! words and the team's size) and all return the same [`Error::InvalidArgument`], naming the
+//! PE. Without checked mode that PE returns its error at once and the others wait for it.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -69,7 +76,14 @@ pub struct Signature {
     pub routine: usize,
     /// Its arguments, as they are compared.
     pub args: Vec<i64>,
+    /// A call whose local argument checks failed: their inputs (`coll::api::local_checks`),
+    /// published so that every PE can repeat them. `None` for a call that passed.
+    pub failed: Option<Vec<u64>>,
 }
+
+/// The hash a PE whose local checks failed carries (no call hashes to it: see
+/// [`Signature::hash`]), so the all-reduce's maximum tells every PE that one failed.
+pub const FAILED_HASH: u64 = u64::MAX;
 
 impl Signature {
     /// The signature of `routine(args)`; unknown names count as "unknown routine".
@@ -77,11 +91,26 @@ impl Signature {
         let routine =
             ALIASES.iter().find(|(alias, _)| *alias == routine).map_or(routine, |(_, canonical)| canonical);
         let id = ROUTINES.iter().position(|r| *r == routine).unwrap_or(0);
-        Signature { routine: id, args: args.iter().copied().take(MAX_ARGS).collect() }
+        Signature { routine: id, args: args.iter().copied().take(MAX_ARGS).collect(), failed: None }
     }
 
-    /// FNV-1a over the routine and the arguments.
+    /// The call of `routine` by a PE whose local checks failed on `inputs` (at most
+    /// `MAX_ARGS` words).
+    pub fn failed(routine: &str, inputs: &[u64]) -> Self {
+        debug_assert!(inputs.len() <= MAX_ARGS);
+        Signature {
+            failed: Some(inputs.iter().copied().take(MAX_ARGS).collect()),
+            args: Vec::new(),
+            ..Self::new(routine, &[])
+        }
+    }
+
+    /// FNV-1a over the routine and the arguments, below [`FAILED_HASH`]; a failed call hashes
+    /// to `FAILED_HASH`.
     pub fn hash(&self) -> u64 {
+        if self.failed.is_some() {
+            return FAILED_HASH;
+        }
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         let mut eat = |v: u64| {
             for b in v.to_le_bytes() {
@@ -93,17 +122,21 @@ impl Signature {
         for &a in &self.args {
             eat(a as u64);
         }
-        h | 1
+        (h | 1) & !(1 << 63)
     }
 
     fn render(&self) -> String {
+        if self.failed.is_some() {
+            return " with arguments that fail its checks".into();
+        }
         let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
         format!("({})", args.join(", "))
     }
 }
 
 /// Runs a checked all-reduce of `signature` over `team` (also a barrier); an error naming who
-/// passed what if the PEs disagree.
+/// passed what if the PEs disagree, or the same error on every PE if one's local checks
+/// failed (see the module documentation). A failed `signature` always gives an error.
 pub fn check_call(rt: &Runtime, team: &Arc<TeamInner>, signature: &Signature) -> Result<()> {
     let h = signature.hash();
     let mut payload = [0u64; PAYLOAD];
@@ -112,10 +145,10 @@ pub fn check_call(rt: &Runtime, team: &Arc<TeamInner>, signature: &Signature) ->
     let mut ar = MaxAllreduce::start(rt, team.clone(), payload);
     ar.wait(rt);
     let r = ar.result();
-    if r[HASH_MAX] == !r[HASH_MIN] {
+    if r[HASH_MAX] == !r[HASH_MIN] && r[HASH_MAX] != FAILED_HASH {
         return Ok(());
     }
-    Err(Error::CollectiveMismatch { message: describe_mismatch(rt, team, signature) })
+    Err(describe(rt, team, signature))
 }
 
 /// [`check_call`] for a borrowed team (the collectives hold `&TeamInner`).
@@ -141,14 +174,32 @@ fn ranges(pes: &[usize]) -> String {
     format!("PE {}", out.join(", "))
 }
 
+/// Bit of the published count word that marks a failed call (its words are then the inputs
+/// of its checks, not arguments).
+const PUBLISHED_FAILED: u64 = 1 << 16;
+
 /// Every PE publishes its call in its slot of `team`, then all read all and describe the
 /// disagreement in the same words. Called by all PEs of the team once a mismatch is known.
 pub fn describe_mismatch(rt: &Runtime, team: &Arc<TeamInner>, mine: &Signature) -> String {
+    match describe(rt, team, mine) {
+        Error::CollectiveMismatch { message } => message,
+        e => e.to_string(),
+    }
+}
+
+/// [`describe_mismatch`] as an error: the same on every PE of `team`.
+/// [`Error::InvalidArgument`] when every PE called the same routine and some failed their
+/// local checks (naming the first such PE), [`Error::CollectiveMismatch`] otherwise.
+pub fn describe(rt: &Runtime, team: &Arc<TeamInner>, mine: &Signature) -> Error {
     let words = rt.ctrl.slot(rt.my_pe, team.slot);
+    let (payload, flag) = match &mine.failed {
+        Some(inputs) => (inputs.clone(), PUBLISHED_FAILED),
+        None => (mine.args.iter().map(|&a| a as u64).collect(), 0),
+    };
     words[ARGS_AT].store(mine.routine as u64, Ordering::Relaxed);
-    words[ARGS_AT + 1].store(mine.args.len() as u64, Ordering::Relaxed);
-    for (k, &a) in mine.args.iter().enumerate() {
-        words[ARGS_AT + 2 + k].store(a as u64, Ordering::Relaxed);
+    words[ARGS_AT + 1].store(payload.len() as u64 | flag, Ordering::Relaxed);
+    for (k, &a) in payload.iter().enumerate() {
+        words[ARGS_AT + 2 + k].store(a, Ordering::Relaxed);
     }
     team.sync_unchecked(rt);
     let mut calls: Vec<(Signature, Vec<usize>)> = Vec::new();
@@ -156,9 +207,12 @@ pub fn describe_mismatch(rt: &Runtime, team: &Arc<TeamInner>, mine: &Signature) 
         // Mapped here for a PE of this host, fetched through the network for another.
         let w = rt.read_slot_words("checked mode", team.pes.world_pe(i), team.slot, ARGS_AT, 2 + MAX_ARGS);
         let routine = (w[0] as usize).min(ROUTINES.len() - 1);
-        let n = (w[1] as usize).min(MAX_ARGS);
-        let args = (0..n).map(|k| w[2 + k] as i64).collect();
-        let sig = Signature { routine, args };
+        let n = ((w[1] & 0xff) as usize).min(MAX_ARGS);
+        let sig = if w[1] & PUBLISHED_FAILED != 0 {
+            Signature { routine, args: Vec::new(), failed: Some(w[2..2 + n].to_vec()) }
+        } else {
+            Signature { routine, args: (0..n).map(|k| w[2 + k] as i64).collect(), failed: None }
+        };
         match calls.iter_mut().find(|(s, _)| *s == sig) {
             Some((_, pes)) => pes.push(i),
             None => calls.push((sig, vec![i])),
@@ -167,6 +221,44 @@ pub fn describe_mismatch(rt: &Runtime, team: &Arc<TeamInner>, mine: &Signature) 
     // Nobody may overwrite the published calls before everyone has read them.
     team.sync_unchecked(rt);
     let same_routine = calls.iter().all(|(s, _)| s.routine == calls[0].0.routine);
+    if same_routine && calls.iter().any(|(s, _)| s.failed.is_some()) {
+        return failed_checks(team, &calls);
+    }
+    Error::CollectiveMismatch { message: mismatch_message(team, &calls, same_routine) }
+}
+
+/// The error of a call whose local checks failed on some PEs (`calls`: every published call
+/// and its PEs): the checks repeated on the first such PE's inputs, naming it and the others.
+fn failed_checks(team: &TeamInner, calls: &[(Signature, Vec<usize>)]) -> Error {
+    let mut failed: Vec<(usize, &[u64])> = calls
+        .iter()
+        .filter_map(|(s, pes)| s.failed.as_deref().map(|inputs| pes.iter().map(move |&i| (i, inputs))))
+        .flatten()
+        .collect();
+    failed.sort_by_key(|&(i, _)| i);
+    let (first, inputs) = failed[0];
+    let others: Vec<usize> = failed[1..].iter().map(|&(i, _)| i).collect();
+    let also = if others.is_empty() { String::new() } else { format!("; {} failed too", ranges(&others)) };
+    let routine = ROUTINES[calls[0].0.routine];
+    match crate::coll::api::local_checks(team.n_pes(), inputs) {
+        Err(Error::InvalidArgument { routine, argument, reason }) => Error::InvalidArgument {
+            routine,
+            argument,
+            reason: format!("{reason} (on team PE {first} of {}{also})", team.name()),
+        },
+        Err(e) => {
+            Error::invalid(routine, "arguments", format!("{e} (on team PE {first} of {}{also})", team.name()))
+        }
+        Ok(_) => Error::invalid(
+            routine,
+            "arguments",
+            format!("team PE {first} of {} failed its local checks{also}", team.name()),
+        ),
+    }
+}
+
+/// The words of a mismatch: who passed or called what.
+fn mismatch_message(team: &TeamInner, calls: &[(Signature, Vec<usize>)], same_routine: bool) -> String {
     if same_routine {
         let parts: Vec<String> =
             calls.iter().map(|(s, pes)| format!("{} passed {}", ranges(pes), s.render())).collect();
@@ -199,5 +291,13 @@ mod tests {
         assert_ne!(a.hash(), b.hash());
         assert_ne!(a.hash(), c.hash());
         assert_eq!(a.hash(), Signature::new("shmem_team_split_strided", &[0, 2, 4]).hash());
+    }
+
+    #[test]
+    fn only_a_failed_call_carries_the_failed_hash() {
+        for args in [&[][..], &[0], &[-1, -1, -1], &[i64::MAX, i64::MIN]] {
+            assert!(Signature::new("shmem_broadcast", args).hash() < FAILED_HASH);
+        }
+        assert_eq!(Signature::failed("shmem_broadcast", &[1, 8, 8, 4, 8]).hash(), FAILED_HASH);
     }
 }
