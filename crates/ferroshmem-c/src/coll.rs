@@ -59,18 +59,25 @@ macro_rules! on_set {
             $size as i64,
             $psync as usize,
         ));
+        // The body runs in a closure so that its `?` has a Result to return into.
         match group {
             SetGroup::World => {
                 let $g = &mut TeamGroup::new(&$rt.teams.world);
-                check((|| $body)())
+                #[allow(clippy::redundant_closure_call)]
+                let done = (|| $body)();
+                check(done)
             }
             SetGroup::Team(team) => {
                 let $g = &mut TeamGroup::new(&team);
-                check((|| $body)())
+                #[allow(clippy::redundant_closure_call)]
+                let done = (|| $body)();
+                check(done)
             }
             SetGroup::Set(mut set) => {
                 let $g = &mut set;
-                check((|| $body)())
+                #[allow(clippy::redundant_closure_call)]
+                let done = (|| $body)();
+                check(done)
             }
         }
     }};
