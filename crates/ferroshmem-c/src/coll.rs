@@ -258,10 +258,23 @@ pub extern "C" fn shmem_sync(start: c_int, log_stride: c_int, size: c_int, psync
 
 /// A barrier over an active set (its team's sync, or the pSync barrier), after a quiet when
 /// `quiet`.
-fn set_barrier(routine: &'static str, start: c_int, log_stride: c_int, size: c_int, psync: *mut c_long, quiet: bool) {
+fn set_barrier(
+    routine: &'static str,
+    start: c_int,
+    log_stride: c_int,
+    size: c_int,
+    psync: *mut c_long,
+    quiet: bool,
+) {
     let rt = rt(routine);
-    let group =
-        check(coll::active::active_group(rt, routine, start as i64, log_stride as i64, size as i64, psync as usize));
+    let group = check(coll::active::active_group(
+        rt,
+        routine,
+        start as i64,
+        log_stride as i64,
+        size as i64,
+        psync as usize,
+    ));
     if quiet {
         rt.quiet();
     }

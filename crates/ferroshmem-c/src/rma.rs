@@ -18,7 +18,11 @@ fn signal_op_from_c(routine: &'static str, op: c_int) -> fcore::Result<SignalOp>
     match op {
         0 => Ok(SignalOp::Set),
         1 => Ok(SignalOp::Add),
-        _ => Err(fcore::Error::invalid(routine, "sig_op", format!("{op} is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD"))),
+        _ => Err(fcore::Error::invalid(
+            routine,
+            "sig_op",
+            format!("{op} is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD"),
+        )),
     }
 }
 

@@ -61,12 +61,20 @@ const MASK_UNIQUEID: c_long = 2;
 
 /// The configuration a C (config, config_mask) pair describes (mask 0: the defaults), the
 /// mask already checked for unknown bits.
-fn config_from_mask(config: Option<TeamConfig>, mask: c_long, routine: &'static str) -> fcore::Result<TeamConfig> {
+fn config_from_mask(
+    config: Option<TeamConfig>,
+    mask: c_long,
+    routine: &'static str,
+) -> fcore::Result<TeamConfig> {
     let mut out = TeamConfig::default();
     if mask & MASK_NUM_CONTEXTS != 0 {
         let c = config.ok_or_else(|| Error::invalid(routine, "config", "NULL with a nonzero config_mask"))?;
         if c.num_contexts < 0 {
-            return Err(Error::invalid(routine, "config", format!("num_contexts {} is negative", c.num_contexts)));
+            return Err(Error::invalid(
+                routine,
+                "config",
+                format!("num_contexts {} is negative", c.num_contexts),
+            ));
         }
         out.num_contexts = c.num_contexts;
     }

@@ -39,8 +39,7 @@ use super::across::check_own;
 use super::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES, SHARED_STAGE_BYTES, W_ENTER};
 use crate::error::{Error, Result};
 use crate::runtime::{
-    add_to_tagged_count, counted_messages, tagged_count, FlagWord, Runtime, CENTRAL_ARRIVALS,
-    CENTRAL_RELEASE,
+    add_to_tagged_count, counted_messages, tagged_count, FlagWord, Runtime, CENTRAL_ARRIVALS, CENTRAL_RELEASE,
 };
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;

@@ -34,8 +34,8 @@
 //! reader that lags behind its writer).
 #![allow(unsafe_code)]
 
-pub mod active;
 mod across;
+pub mod active;
 pub mod api;
 pub(crate) mod hier;
 pub mod ops;
@@ -50,8 +50,8 @@ use crate::team::TeamInner;
 pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
 
 pub(crate) use crate::team::slot_layout::{
-    CENTRAL_WORDS, SCRATCH_WORDS, W_ARRIVE, W_CENTRAL, W_DELIVERED, W_ENTER, W_LAST, W_SCRATCH,
-    W_STAGE_LAST, W_WORD,
+    CENTRAL_WORDS, SCRATCH_WORDS, W_ARRIVE, W_CENTRAL, W_DELIVERED, W_ENTER, W_LAST, W_SCRATCH, W_STAGE_LAST,
+    W_WORD,
 };
 /// Payload words of the largest eager entry (each payload word has a tag word beside it).
 pub const EAGER_WORDS: usize = 12;

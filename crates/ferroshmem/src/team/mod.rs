@@ -23,9 +23,9 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
+use crate::coll::hier::BroadcastRing;
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
-use crate::coll::hier::BroadcastRing;
 use agree::{Agreed, SlotAgreement};
 use checked::Signature;
 use host_groups::HostGroups;
@@ -38,7 +38,6 @@ pub struct TeamConfig {
     /// Contexts reserved for the team (`SHMEM_TEAM_NUM_CONTEXTS`).
     pub num_contexts: i32,
 }
-
 
 /// A team handle as C sees it: 0 is `SHMEM_TEAM_INVALID`, 1-4 the predefined teams, others
 /// `(generation << 32) | (slot + 1)`, so a destroyed handle is recognised, not dereferenced.
