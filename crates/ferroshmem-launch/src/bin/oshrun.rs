@@ -226,25 +226,23 @@ fn process_limit() -> String {
 }
 
 /// Finds `program` as `execvp` would: a name with a slash as it is, else the first executable
-/// file of that name in `$PATH`.
+/// file of that name in `$PATH` (an empty entry is the current directory).
 fn resolve_program(program: &str) -> std::io::Result<std::path::PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &std::path::Path| {
-        std::fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    let executable = |p: &std::path::Path| -> std::io::Result<()> {
+        if !std::fs::metadata(p)?.is_file() {
+            return Err(std::io::Error::from_raw_os_error(libc::EACCES));
+        }
+        Ok(rustix::fs::access(p, rustix::fs::Access::EXEC_OK)?)
     };
     if program.contains('/') {
         let p = std::path::PathBuf::from(program);
-        return match executable(&p) {
-            Ok(true) => Ok(p),
-            Ok(false) => Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied)),
-            Err(e) => Err(e),
-        };
+        return executable(&p).map(|()| p);
     }
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
     std::env::split_paths(&path)
         .map(|dir| dir.join(program))
-        .find(|p| executable(p).unwrap_or(false))
-        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+        .find(|p| executable(p).is_ok())
+        .ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENOENT))
 }
 
 /// Starts PEs with `fork` and `execve`, without waiting for each one's exec.
@@ -255,15 +253,16 @@ fn resolve_program(program: &str) -> std::io::Result<std::path::PathBuf> {
 /// (512 PEs: 1.29 s of the 1.33 s their start took). Here the program is looked up once
 /// before the first fork (a missing one is reported at once, as before), everything the child
 /// needs is prepared before it, and a child whose exec fails says so and exits 127, which
-/// oshrun reports like any failed PE.
+/// oshrun reports like any failed PE. Forking directly is sound because oshrun never starts a
+/// thread.
 struct Launcher {
     path: std::ffi::CString,
     /// The program's name, then its arguments.
     argv: Vec<std::ffi::CString>,
     /// Every variable of oshrun's environment but the job's own, then the job file's.
     env: Vec<std::ffi::CString>,
-    /// What a child whose exec fails writes before its errno.
-    exec_failed: Vec<u8>,
+    /// The program as the user named it (for messages).
+    program: String,
 }
 
 impl Launcher {
@@ -289,13 +288,12 @@ impl Launcher {
             env.push(c(&kv, "an environment variable")?);
         }
         env.push(c(format!("{}={fd}", job::ENV_JOB_FD).as_bytes(), "the job file")?);
-        let exec_failed = format!("oshrun: cannot start {}: exec failed, errno ", args.program).into_bytes();
-        Ok(Launcher { path, argv, env, exec_failed })
+        Ok(Launcher { path, argv, env, program: args.program.clone() })
     }
 
     /// Forks PE `pe` (pinned to `cpus` if given) and returns its pid; the child execs the
     /// program.
-    fn start(&mut self, pe: usize, cpus: Option<&libc::cpu_set_t>) -> std::io::Result<i32> {
+    fn start(&self, pe: usize, cpus: Option<&libc::cpu_set_t>) -> std::io::Result<i32> {
         let pe_var = std::ffi::CString::new(format!("{}={pe}", job::ENV_PE)).expect("digits only");
         let argv: Vec<*const libc::c_char> =
             self.argv.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect();
@@ -305,11 +303,12 @@ impl Launcher {
             .map(|e| e.as_ptr())
             .chain([pe_var.as_ptr(), std::ptr::null()])
             .collect();
-        // SAFETY: oshrun is single-threaded, so the child may run anything; it still runs only
-        // async-signal-safe calls: reset the signal mask and SIGPIPE (as Command does: oshrun
-        // blocks the signals it handles, and Rust ignores SIGPIPE), pin the PE (a failure only
-        // leaves it unpinned), ask the kernel to kill the PE if oshrun dies and check that
-        // oshrun did not die already, then exec with vectors prepared before the fork.
+        // SAFETY: oshrun has one thread, so the forked child holds no lock another thread
+        // held; until exec it runs async-signal-safe calls only: reset the signal mask and
+        // SIGPIPE (as Command does: oshrun blocks the signals it handles, and Rust ignores
+        // SIGPIPE), pin the PE (a failure only leaves it unpinned), ask the kernel to kill the
+        // PE if oshrun dies and check that oshrun did not die already, then exec with vectors
+        // prepared before the fork. Only a failed exec writes a message (one thread: safe).
         unsafe {
             let pid = libc::fork();
             if pid < 0 {
@@ -329,19 +328,10 @@ impl Launcher {
                 libc::_exit(127);
             }
             libc::execve(self.path.as_ptr(), argv.as_ptr(), envp.as_ptr());
-            let errno = *libc::__errno_location();
-            let mut digits = [b'\n'; 12];
-            let (mut i, mut e) = (digits.len() - 1, errno.unsigned_abs());
-            loop {
-                i -= 1;
-                digits[i] = b'0' + (e % 10) as u8;
-                e /= 10;
-                if e == 0 {
-                    break;
-                }
-            }
-            libc::write(2, self.exec_failed.as_ptr().cast(), self.exec_failed.len());
-            libc::write(2, digits[i..].as_ptr().cast(), digits.len() - i);
+            // oshrun has one thread, so its forked child may format a message; one write
+            // keeps it whole beside the other PEs' lines.
+            let msg = format!("oshrun: cannot start {}: {}\n", self.program, std::io::Error::last_os_error());
+            libc::write(2, msg.as_ptr().cast(), msg.len());
             libc::_exit(127)
         }
     }
@@ -373,7 +363,7 @@ fn run(args: Args) -> Result<i32, String> {
     unsafe { libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
 
     let mut job = Job { pes: Vec::with_capacity(args.npes), failure: None, ending_since: None };
-    let mut launcher = Launcher::new(&args, &program, fd)?;
+    let launcher = Launcher::new(&args, &program, fd)?;
     for (pe, cpus) in placement(args.bind, args.npes).into_iter().enumerate() {
         match launcher.start(pe, cpus.as_ref()) {
             Ok(pid) => job.pes.push(Pe { pid, running: true }),
