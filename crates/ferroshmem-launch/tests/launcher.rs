@@ -116,6 +116,15 @@ fn bad_command_lines_are_refused() {
     let out = Command::new(common::oshrun()).args(["--bind-to", "socket", "true"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--bind-to socket: expected auto, core or none"));
+    // 4096 x 64 TiB: more address space than a process has (47 or 57 bits): said at start.
+    let out = Command::new(common::oshrun())
+        .env("SHMEM_SYMMETRIC_SIZE", "64T")
+        .args(["-n", "4096", "true"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("a job of 4096 PEs needs 256.0 PiB of address space in every PE"), "{err}");
     let out =
         Command::new(common::oshrun()).env("SHMEM_SYMMETRIC_SIZE", "lots").args(["true"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -350,8 +350,9 @@ fn run(args: Args) -> Result<i32, String> {
         }
     };
     let slots = size_from_env(job::ENV_TEAM_SLOTS, job::DEFAULT_TEAM_SLOTS)?;
-    let file = JobFile::create(Layout::new(args.npes, heap, slots).map_err(|e| e.to_string())?)
-        .map_err(|e| e.to_string())?;
+    let layout = Layout::new(args.npes, heap, slots).map_err(|e| e.to_string())?;
+    layout.check_address_space().map_err(|e| e.to_string())?;
+    let file = JobFile::create(layout).map_err(|e| e.to_string())?;
     file.make_inheritable().map_err(|e| e.to_string())?;
     let header_map = file.map_header().map_err(|e| e.to_string())?;
     let header = header_map.view();
