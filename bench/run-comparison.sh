@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds bench/c/coll_bench.c with ferroshmem's oshcc and with Open MPI's (Debian packages
-# openmpi-bin libopenmpi-dev), runs both at 2, 4 and 8 PEs in this one session (alternating,
+# openmpi-bin libopenmpi-dev), runs both (ferroshmem twice: the team forms, and with
+# COLL_ACTIVE_SETS=1 the deprecated active-set forms) at 2, 4 and 8 PEs in this one session (alternating,
 # ROUNDS times, keeping each figure's median), and writes
 #   target/bench/coll-comparison.md   (markdown table: both columns and the ratio)
 #   target/bench/coll-raw.txt         (every "coll" line of every run)
@@ -26,6 +27,9 @@ for r in $(seq 1 "$ROUNDS"); do
     "$OUT/machine_floor" 2 4 8 >> "$FLOOR"
     for n in 2 4 8; do
         target/release/oshrun -n "$n" "$OUT/coll_bench_ferro" "$MAX" | sed 's/^coll /ferroshmem /' >> "$RAW"
+        # The deprecated active-set forms (pSync) of the same library, over all PEs.
+        COLL_ACTIVE_SETS=1 target/release/oshrun -n "$n" "$OUT/coll_bench_ferro" "$MAX" |
+            sed 's/^coll /ferroshmem-active /' >> "$RAW"
         # Open MPI's OSHMEM crashes at exit after printing: keep its output, ignore its status.
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_osc='^rdma' \
             timeout 600 /usr/bin/oshrun -np "$n" --oversubscribe "$OUT/coll_bench_ompi" "$MAX" 2>/dev/null |
@@ -56,17 +60,19 @@ for line in open(raw):
     d[(impl, name, int(size), int(n))].append(float(us))
 med = {k: statistics.median(v) for k, v in d.items()}
 keys = sorted({(k[1], k[2], k[3]) for k in med}, key=lambda k: (k[0] not in ("barrier_all", "team_sync"), k[0], k[1], k[2]))
-rows = ["| operation | bytes | PEs | ferroshmem µs | Open MPI µs | ratio | machine floor µs |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+rows = ["| operation | bytes | PEs | ferroshmem µs | Open MPI µs | ratio | machine floor µs | active-set form µs | / team form |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
 for name, size, n in keys:
     f, o = med.get(("ferroshmem", name, size, n)), med.get(("openmpi", name, size, n))
+    a = med.get(("ferroshmem-active", name, size, n))
     if f is None or o is None:
         continue
+    active = f"| {a:.3f} | {a / f:.2f} |" if a is not None and name not in ("barrier_all", "team_sync") else "| | |"
     # Every PE must run once per synchronising operation; an alltoall must also copy its bytes.
     lo = floor.get(("sync", n), 0.0) if name != "broadcast" else 0.0
     if name == "alltoall" and size == 65536:
         lo = max(lo, floor.get(("alltoall_copy", n), 0.0))
-    rows.append(f"| {name} | {size} | {n} | {f:.3f} | {o:.3f} | {f / o:.2f} | {f'{lo:.3f}' if lo else ''} |")
+    rows.append(f"| {name} | {size} | {n} | {f:.3f} | {o:.3f} | {f / o:.2f} | {f'{lo:.3f}' if lo else ''} " + active)
 open(f"{out}/coll-comparison.md", "w").write("\n".join(rows) + "\n")
 print("\n".join(rows))
 try:
@@ -79,7 +85,7 @@ except ImportError:
 ops = ["broadcast", "reduce_sum_float", "fcollect", "alltoall"]
 fig, axes = plt.subplots(1, 4, figsize=(18, 4.5), sharey=True)
 for ax, op in zip(axes, ops):
-    for impl, style in (("ferroshmem", "-o"), ("openmpi", "--s")):
+    for impl, style in (("ferroshmem", "-o"), ("ferroshmem-active", ":^"), ("openmpi", "--s")):
         for n in (2, 4, 8):
             pts = sorted((s, v) for (i, name, s, m), v in med.items() if i == impl and name == op and m == n)
             if pts:

@@ -11,7 +11,7 @@
  * Output, one line per figure:
  *   coll <name> <bytes> <npes> <median microseconds>
  * Usage: coll_bench [max_bytes [reps]]   (default 65536; sizes 8, 64, 512, 4096, 32768, 65536,
- * ...). reps, when given and > 0, is REPS for every size (across hosts, where an operation takes
+ * ...). COLL_ACTIVE_SETS=1 times the active-set forms even with teams. reps, when given and > 0, is REPS for every size (across hosts, where an operation takes
  * milliseconds); otherwise REPS is 2000 (200 above 4 KiB) at 2 PEs, 200 (40) at more. */
 #include <shmem.h>
 #include <stdio.h>
@@ -38,6 +38,9 @@ static char *src, *dst;
 static float *pwrk;
 static unsigned it;
 static int fixed_reps;
+/* COLL_ACTIVE_SETS=1: the deprecated active-set forms (pSync) even where teams exist, to set
+ * them beside the team forms of the same library. */
+static int active_sets;
 
 
 static long *next_psync(void) { return psync[it++ & 1]; }
@@ -55,35 +58,43 @@ static void op_sync(size_t n) {
 
 static void op_broadcast(size_t n) {
 #if HAVE_TEAMS
-    shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, n, 0);
-#else
-    shmem_broadcast64(dst, src, n / 8, 0, 0, 0, npes, next_psync());
+    if (!active_sets) {
+        shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, n, 0);
+        return;
+    }
 #endif
+    shmem_broadcast64(dst, src, n / 8, 0, 0, 0, npes, next_psync());
 }
 
 static void op_reduce(size_t n) {
 #if HAVE_TEAMS
-    shmem_float_sum_reduce(SHMEM_TEAM_WORLD, (float *)dst, (const float *)src, n / 4);
-#else
-    shmem_float_sum_to_all((float *)dst, (float *)src, (int)(n / 4), 0, 0, npes, pwrk, next_psync());
+    if (!active_sets) {
+        shmem_float_sum_reduce(SHMEM_TEAM_WORLD, (float *)dst, (const float *)src, n / 4);
+        return;
+    }
 #endif
+    shmem_float_sum_to_all((float *)dst, (float *)src, (int)(n / 4), 0, 0, npes, pwrk, next_psync());
 }
 
 static void op_fcollect(size_t n) {
 #if HAVE_TEAMS
-    shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, n);
-#else
-    shmem_fcollect64(dst, src, n / 8, 0, 0, npes, next_psync());
+    if (!active_sets) {
+        shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, n);
+        return;
+    }
 #endif
+    shmem_fcollect64(dst, src, n / 8, 0, 0, npes, next_psync());
 }
 
 /* n bytes per destination PE. */
 static void op_alltoall(size_t n) {
 #if HAVE_TEAMS
-    shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, n);
-#else
-    shmem_alltoall64(dst, src, n / 8, 0, 0, npes, next_psync());
+    if (!active_sets) {
+        shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, n);
+        return;
+    }
 #endif
+    shmem_alltoall64(dst, src, n / 8, 0, 0, npes, next_psync());
 }
 
 static void bench(const char *name, void (*op)(size_t), size_t bytes) {
@@ -108,6 +119,7 @@ int main(int argc, char **argv) {
     npes = shmem_n_pes();
     size_t max_bytes = argc > 1 ? (size_t)atol(argv[1]) : 65536;
     fixed_reps = argc > 2 ? atoi(argv[2]) : 0;
+    active_sets = !HAVE_TEAMS || (getenv("COLL_ACTIVE_SETS") && atoi(getenv("COLL_ACTIVE_SETS")) != 0);
     for (int k = 0; k < SHMEM_REDUCE_SYNC_SIZE; k++) psync[0][k] = psync[1][k] = SHMEM_SYNC_VALUE;
     src = shmem_malloc(max_bytes * (size_t)npes);
     dst = shmem_malloc(max_bytes * (size_t)npes);

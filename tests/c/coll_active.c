@@ -1,9 +1,14 @@
 // oshrun-test: npes=1,2,3,5,8,12 expect-exit=0 timeout=120
+// oshrun-test: npes=5 expect-exit=0 timeout=240 env=SHMEMX_CORES=64
+// oshrun-test: npes=2 expect-exit=0 timeout=240 env=SHMEMX_CORES=1
+// oshrun-test: npes=8 expect-exit=0 timeout=240 env=SHMEMX_TEAM_SLOTS=6
 /* Deprecated active-set collectives against a serial model: shmem_barrier, shmem_sync,
  * broadcast32/64 (root's dest untouched), collect32/64, fcollect32/64, alltoall32/64,
  * alltoalls32/64 and TYPE_OP_to_all, over several (PE_start, logPE_stride, PE_size) subsets,
  * reusing one pSync per kind back to back (it must come back to SHMEM_SYNC_VALUE), with
- * 0, 1, 7 and 1024 elements, and the non-members doing other work meanwhile. */
+ * 0, 1, 7 and 1024 elements, and the non-members doing other work meanwhile. Sets run on
+ * teams of their own (coll::active); with SHMEMX_TEAM_SLOTS=6 (two slots beyond the predefined
+ * teams) later subsets find no free slot on some member and keep the pSync algorithms. */
 #include <complex.h>
 #include <stdint.h>
 

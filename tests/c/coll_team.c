@@ -1,5 +1,7 @@
 // oshrun-test: npes=1,2,3,5,8,12 expect-exit=0 timeout=240
 // oshrun-test: npes=4 expect-exit=0 timeout=300 env=COLL_BIG=1
+// oshrun-test: npes=4,8 expect-exit=0 timeout=240 env=SHMEMX_CORES=64
+// oshrun-test: npes=2 expect-exit=0 timeout=240 env=SHMEMX_CORES=1
 /* Team collectives against a serial model: broadcast, collect, fcollect, alltoall, alltoalls
  * and every reduction of int8, int32, int64, float, double and double complex (C11 generic
  * forms), at 0, 1, 7 and 4 KiB elements (and 1 MiB with COLL_BIG=1), over the world team, the

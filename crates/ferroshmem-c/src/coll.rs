@@ -10,7 +10,8 @@
 use std::ffi::{c_int, c_long, c_void};
 use std::mem::size_of;
 
-use fcore::coll::{self, ActiveSet, And, Complex, Max, Min, Or, Prod, Sum, TeamGroup, Xor};
+use fcore::coll::active::SetGroup;
+use fcore::coll::{self, And, Complex, Max, Min, Or, Prod, Sum, TeamGroup, Xor};
 use fcore::team::TeamHandle;
 use fcore::Error;
 
@@ -45,20 +46,34 @@ fn on_team(
     }
 }
 
-/// Runs `body` on the active set (stopping the job on bad input).
-#[inline]
-fn on_set(
-    routine: &'static str,
-    start: c_int,
-    log_stride: c_int,
-    size: c_int,
-    psync: *mut c_long,
-    body: impl FnOnce(&fcore::runtime::Runtime, &mut ActiveSet) -> fcore::Result<()>,
-) {
-    let rt = rt(routine);
-    let mut set =
-        check(ActiveSet::new(rt, routine, start as i64, log_stride as i64, size as i64, psync as usize));
-    check(body(rt, &mut set));
+/// Runs `$body` (with `$rt` the runtime and `$g` the group) on the active set: on its team
+/// when it has one (`coll::active`), else through its pSync; stops the job on bad input.
+macro_rules! on_set {
+    ($routine:expr, $start:expr, $log_stride:expr, $size:expr, $psync:expr, |$rt:ident, $g:ident| $body:expr) => {{
+        let $rt = rt($routine);
+        let group = check(coll::active::active_group(
+            $rt,
+            $routine,
+            $start as i64,
+            $log_stride as i64,
+            $size as i64,
+            $psync as usize,
+        ));
+        match group {
+            SetGroup::World => {
+                let $g = &mut TeamGroup::new(&$rt.teams.world);
+                check((|| $body)())
+            }
+            SetGroup::Team(team) => {
+                let $g = &mut TeamGroup::new(&team);
+                check((|| $body)())
+            }
+            SetGroup::Set(mut set) => {
+                let $g = &mut set;
+                check((|| $body)())
+            }
+        }
+    }};
 }
 
 /// Element counts from C (`size_t`) to bytes, stopping on overflow.
@@ -180,7 +195,7 @@ macro_rules! to_all {
             const R: &str = stringify!([<shmem_ $n _ $name _to_all>]);
             let nreduce = usize::try_from(nreduce)
                 .unwrap_or_else(|_| fatal(&Error::invalid(R, "nreduce", format!("{nreduce} is negative"))));
-            on_set(R, start, log_stride, size, psync, |rt, set| {
+            on_set!(R, start, log_stride, size, psync, |rt, set| {
                 coll::reduce::<$t, $op>(rt, set, R, dest as usize, source as usize, nreduce)
             })
         }
@@ -225,20 +240,29 @@ to_all!(complexd: Complex<f64> => Sum/sum, Prod/prod);
 /// `shmem_barrier` (deprecated): quiet, then a barrier over the active set.
 #[no_mangle]
 pub extern "C" fn shmem_barrier(start: c_int, log_stride: c_int, size: c_int, psync: *mut c_long) {
-    on_set("shmem_barrier", start, log_stride, size, psync, |rt, set| {
-        rt.quiet();
-        set.barrier(rt);
-        Ok(())
-    });
+    set_barrier("shmem_barrier", start, log_stride, size, psync, true);
 }
 
 /// `shmem_sync` (deprecated active-set form): a barrier over the active set.
 #[no_mangle]
 pub extern "C" fn shmem_sync(start: c_int, log_stride: c_int, size: c_int, psync: *mut c_long) {
-    on_set("shmem_sync", start, log_stride, size, psync, |rt, set| {
-        set.barrier(rt);
-        Ok(())
-    });
+    set_barrier("shmem_sync", start, log_stride, size, psync, false);
+}
+
+/// A barrier over an active set (its team's sync, or the pSync barrier), after a quiet when
+/// `quiet`.
+fn set_barrier(routine: &'static str, start: c_int, log_stride: c_int, size: c_int, psync: *mut c_long, quiet: bool) {
+    let rt = rt(routine);
+    let group =
+        check(coll::active::active_group(rt, routine, start as i64, log_stride as i64, size as i64, psync as usize));
+    if quiet {
+        rt.quiet();
+    }
+    match group {
+        SetGroup::World => check(fcore::team::team_sync(rt, &rt.teams.world, routine)),
+        SetGroup::Team(team) => check(fcore::team::team_sync(rt, &team, routine)),
+        SetGroup::Set(set) => set.barrier(rt),
+    }
 }
 
 /// The deprecated sized data-movement routines (`$bits` 32 or 64).
@@ -252,7 +276,7 @@ macro_rules! set_moves {
         ) {
             const R: &str = stringify!([<shmem_broadcast $bits>]);
             let n = bytes(R, nelems, $bits / 8);
-            on_set(R, start, log_stride, size, psync, |rt, set| {
+            on_set!(R, start, log_stride, size, psync, |rt, set| {
                 let root = usize::try_from(root).map_err(|_| Error::invalid(R, "PE_root", format!("{root}")))?;
                 coll::broadcast(rt, set, R, dest as usize, source as usize, n, root, false)
             })
@@ -265,7 +289,7 @@ macro_rules! set_moves {
         ) {
             const R: &str = stringify!([<shmem_collect $bits>]);
             let n = bytes(R, nelems, $bits / 8);
-            on_set(R, start, log_stride, size, psync, |rt, set| {
+            on_set!(R, start, log_stride, size, psync, |rt, set| {
                 coll::collect(rt, set, R, dest as usize, source as usize, Some(n), usize::MAX).map(|_| ())
             })
         }
@@ -277,7 +301,7 @@ macro_rules! set_moves {
         ) {
             const R: &str = stringify!([<shmem_fcollect $bits>]);
             let n = bytes(R, nelems, $bits / 8);
-            on_set(R, start, log_stride, size, psync, |rt, set| coll::fcollect(rt, set, R, dest as usize, source as usize, n))
+            on_set!(R, start, log_stride, size, psync, |rt, set| coll::fcollect(rt, set, R, dest as usize, source as usize, n))
         }
 
         #[no_mangle]
@@ -286,7 +310,7 @@ macro_rules! set_moves {
             psync: *mut c_long,
         ) {
             const R: &str = stringify!([<shmem_alltoall $bits>]);
-            on_set(R, start, log_stride, size, psync, |rt, set| {
+            on_set!(R, start, log_stride, size, psync, |rt, set| {
                 coll::alltoalls(rt, set, R, dest as usize, source as usize, $bits / 8, 1, 1, nelems)
             })
         }
@@ -298,7 +322,7 @@ macro_rules! set_moves {
             log_stride: c_int, size: c_int, psync: *mut c_long,
         ) {
             const R: &str = stringify!([<shmem_alltoalls $bits>]);
-            on_set(R, start, log_stride, size, psync, |rt, set| {
+            on_set!(R, start, log_stride, size, psync, |rt, set| {
                 let (dst, sst) = match (usize::try_from(dst), usize::try_from(sst)) {
                     (Ok(d), Ok(s)) => (d, s),
                     _ => return Err(Error::invalid(R, "dst/sst", format!("({dst}, {sst}) are not positive"))),

@@ -149,9 +149,7 @@ pub(crate) fn rt(routine: &'static str) -> &'static Runtime {
 /// of different PEs do not interleave.
 pub(crate) fn debug_report(rt: &Runtime, message: std::fmt::Arguments) {
     if rt.debug {
-        use std::io::Write;
-        let line = format!("ferroshmem: PE {}: {message}\n", rt.my_pe);
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        rt.report(message);
     }
 }
 
@@ -162,27 +160,15 @@ pub(crate) fn report_failure(rt: &Runtime, e: &fcore::Error, lead: bool) {
     let mismatch = matches!(e, fcore::Error::CollectiveMismatch { .. })
         || matches!(e, fcore::Error::TeamCreate { code, .. } if *code == codes::MISMATCH);
     if rt.debug || (mismatch && lead) {
-        use std::io::Write;
-        let line = format!("ferroshmem: PE {}: {e}\n", rt.my_pe);
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        rt.report(format_args!("{e}"));
     }
 }
 
-/// Ends the job because of `err`: prints it naming this PE (in one write, so that the lines of
-/// several failing PEs do not interleave) and exits as `fcore::runtime::fatal` does.
+/// Ends the job because of `err` (the runtime's one fatal path: it prints the error naming
+/// this PE and ends the job, or only the process before init).
 #[cold]
 pub(crate) fn fatal(err: &fcore::Error) -> ! {
-    // SAFETY: only prints and ends the job.
-    match unsafe { fcore::runtime::runtime("") } {
-        Ok(rt) => {
-            use std::io::Write;
-            let line = format!("ferroshmem: PE {}: {err}\n", rt.my_pe);
-            let _ = std::io::stderr().lock().write_all(line.as_bytes());
-            rt.global_exit(fcore::runtime::ERROR_EXIT_STATUS)
-        }
-        // Before init (or after finalize) there is no job to end: the core prints and exits.
-        Err(_) => fcore::runtime::fatal(err),
-    }
+    fcore::runtime::fatal(err)
 }
 
 /// Unwraps a core result or stops the job with its message.

@@ -12,6 +12,19 @@ use fcore::p2p::{self, Cmp, SyncWord, WaitSet};
 
 use crate::ctx::Call;
 
+/// Decodes a C `cmp` argument (`SHMEM_CMP_*` of `shmem.h`).
+fn cmp_from_c(routine: &'static str, cmp: c_int) -> fcore::Result<Cmp> {
+    Ok(match cmp {
+        0 => Cmp::Eq,
+        1 => Cmp::Ne,
+        2 => Cmp::Gt,
+        3 => Cmp::Ge,
+        4 => Cmp::Lt,
+        5 => Cmp::Le,
+        _ => return Err(fcore::Error::invalid(routine, "cmp", format!("{cmp} is not a SHMEM_CMP_* value"))),
+    })
+}
+
 /// What a wait/test routine does with its set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum What {
@@ -76,7 +89,7 @@ unsafe fn run<S: SyncWord>(
 ) -> usize {
     let size = std::mem::size_of::<S>();
     c.check_watched(argument, ivars as usize, nelems, size);
-    let cmp = c.check(Cmp::from_c(c.routine, cmp));
+    let cmp = c.check(cmp_from_c(c.routine, cmp));
     if nelems > 0 && values.is_null() {
         c.invalid("cmp_values", "null array of comparison values");
     }
@@ -190,7 +203,7 @@ pub unsafe extern "C" fn shmem_signal_fetch(sig_addr: *const u64) -> u64 {
 pub unsafe extern "C" fn shmem_signal_wait_until(sig_addr: *mut u64, cmp: c_int, cmp_value: u64) -> u64 {
     let c = Call::default("shmem_signal_wait_until");
     c.check_watched("sig_addr", sig_addr as usize, 1, 8);
-    let cmp = c.check(Cmp::from_c(c.routine, cmp));
+    let cmp = c.check(cmp_from_c(c.routine, cmp));
     // SAFETY: checked above to be a symmetric, aligned word of this PE.
     c.check(unsafe { p2p::signal_wait_until(c.rt, c.routine, sig_addr, cmp, cmp_value) })
 }

@@ -13,6 +13,15 @@ use fcore::p2p::SignalOp;
 
 use crate::ctx::Call;
 
+/// Decodes a C `sig_op` argument (`SHMEM_SIGNAL_SET`, `SHMEM_SIGNAL_ADD` of `shmem.h`).
+fn signal_op_from_c(routine: &'static str, op: c_int) -> fcore::Result<SignalOp> {
+    match op {
+        0 => Ok(SignalOp::Set),
+        1 => Ok(SignalOp::Add),
+        _ => Err(fcore::Error::invalid(routine, "sig_op", format!("{op} is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD"))),
+    }
+}
+
 /// `long double` on x86-64 as 16 opaque bytes: copied here, combined by the C helpers of the
 /// reductions (`longdouble.rs`). Aligned to 8, not to C's 16: the core reads small reduction
 /// payloads from 8-byte aligned buffers (enough for every reducible type), and nothing here
@@ -88,7 +97,7 @@ impl Call<'_> {
         sig_op: c_int,
         pe: c_int,
     ) {
-        let op = self.check(SignalOp::from_c(self.routine, sig_op));
+        let op = self.check(signal_op_from_c(self.routine, sig_op));
         // SAFETY: forwarded contract; the target and the signal word are checked by the core.
         self.check(unsafe {
             fcore::p2p::put_signal(

@@ -54,10 +54,24 @@ pub struct TeamInfo {
     pub private_bytes_per_team: c_long,
 }
 
-/// `SHMEM_TEAM_NUM_CONTEXTS`.
-const MASK_NUM_CONTEXTS: c_long = core::CONFIG_NUM_CONTEXTS as c_long;
-/// `SHMEMX_TEAM_CONFIG_UNIQUEID`.
-const MASK_UNIQUEID: c_long = core::CONFIG_UNIQUEID as c_long;
+/// `SHMEM_TEAM_NUM_CONTEXTS`: the mask bit of `num_contexts`.
+const MASK_NUM_CONTEXTS: c_long = 1;
+/// `SHMEMX_TEAM_CONFIG_UNIQUEID`: the mask bit of the unique id (team_init).
+const MASK_UNIQUEID: c_long = 2;
+
+/// The configuration a C (config, config_mask) pair describes (mask 0: the defaults), the
+/// mask already checked for unknown bits.
+fn config_from_mask(config: Option<TeamConfig>, mask: c_long, routine: &'static str) -> fcore::Result<TeamConfig> {
+    let mut out = TeamConfig::default();
+    if mask & MASK_NUM_CONTEXTS != 0 {
+        let c = config.ok_or_else(|| Error::invalid(routine, "config", "NULL with a nonzero config_mask"))?;
+        if c.num_contexts < 0 {
+            return Err(Error::invalid(routine, "config", format!("num_contexts {} is negative", c.num_contexts)));
+        }
+        out.num_contexts = c.num_contexts;
+    }
+    Ok(out)
+}
 
 /// `SHMEMX_TEAM_CREATE_DONE` / `SHMEMX_TEAM_CREATE_IN_PROGRESS`.
 const CREATE_DONE: c_int = 0;
@@ -189,7 +203,7 @@ unsafe fn split_config(
     }
     // SAFETY: forwarded contract.
     let c = unsafe { config.as_ref() }.map(|c| TeamConfig { num_contexts: c.num_contexts });
-    TeamConfig::from_mask(c, mask, routine)
+    config_from_mask(c, mask, routine)
 }
 
 /// Fails with "null output pointer" when any of `outs` is null.
@@ -504,12 +518,9 @@ unsafe fn init(
     let uid = match c {
         Some(c) if mask & MASK_UNIQUEID != 0 => c.uniqueid,
         _ => {
-            use std::io::Write;
-            let line = format!(
-                "ferroshmem: PE {}: {routine}: invalid argument config: a unique id is required (a non-NULL config with SHMEMX_TEAM_CONFIG_UNIQUEID in config_mask); the other members will wait for this PE\n",
-                rt.my_pe
-            );
-            let _ = std::io::stderr().lock().write_all(line.as_bytes());
+            rt.report(format_args!(
+                "{routine}: invalid argument config: a unique id is required (a non-NULL config with SHMEMX_TEAM_CONFIG_UNIQUEID in config_mask); the other members will wait for this PE"
+            ));
             return None;
         }
     };
@@ -518,7 +529,7 @@ unsafe fn init(
             return Err(Error::invalid(routine, "config_mask", format!("unknown bits {mask:#x}")));
         }
         let core_cfg = c.map(|c| TeamConfig { num_contexts: c.num_contexts });
-        TeamConfig::from_mask(core_cfg, mask, routine)
+        config_from_mask(core_cfg, mask, routine)
     });
     let req = core::init_start(rt, routine, uid, npes as i64, pe_idx as i64, cfg);
     Some(Pending { req, out, lead: pe_idx == 0 })
@@ -640,13 +651,11 @@ pub extern "C" fn shmem_team_destroy(team: CTeam) {
         destroy_contexts(rt, h);
     }
     if let Err(e) = fcore::team::destroy(rt, h, R) {
-        use std::io::Write;
         let what = match h.is_predefined() {
             true => "a predefined team cannot be destroyed",
             false => "not a team of this PE (destroyed already?)",
         };
-        let line = format!("ferroshmem: PE {}: {R}: {what}; nothing was destroyed ({e})\n", rt.my_pe);
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        rt.report(format_args!("{R}: {what}; nothing was destroyed ({e})"));
     }
 }
 

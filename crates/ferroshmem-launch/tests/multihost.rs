@@ -120,6 +120,7 @@ const CASES: &[Case] = &[
         ..case("tests/c/team_checked.c")
     },
     case("tests/c/coll_team.c"),
+    case("tests/c/bcast_back_to_back.c"),
     Case { only_on: Some(ONE_SIDED_LAYOUTS), ..case("tests/c/coll_active.c") },
     // 2 MiB long double reductions: about 190 rounds between leaders each at 3 hosts, over
     // 300 s on this 2-core machine: on 2 hosts only for now.

@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use crate::job::{rdv_record_words, Layout, CTRL_FIXED, RDV_RECORDS};
 
-/// The fixed head of a PE's control block. Hot words sit on their own cache lines.
+/// The fixed head of a PE's control block: one cache line (aligned to it), whose words every
+/// waiter on this PE and every writer that may have to wake one touch together.
 #[repr(C, align(64))]
 #[derive(Debug)]
 pub struct PeCtrl {

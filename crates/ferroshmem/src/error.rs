@@ -4,45 +4,112 @@
 /// Result alias used across the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Everything the runtime can report.
+/// Everything the runtime can report. Non-exhaustive: later versions may report more.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A routine was called before `init` (or after `finalize`).
     #[error("{routine}: called before shmem_init (or after shmem_finalize)")]
-    NotInitialized { routine: &'static str },
+    NotInitialized {
+        /// The routine that failed.
+        routine: &'static str,
+    },
     /// A PE number outside `0..n_pes` (of the world or of a team).
     #[error("{routine}: PE {pe} is out of range (valid PEs are 0..{n_pes})")]
-    InvalidPe { routine: &'static str, pe: i64, n_pes: usize },
+    InvalidPe {
+        /// The routine that failed.
+        routine: &'static str,
+        /// The PE number given.
+        pe: i64,
+        /// PEs of the world or team.
+        n_pes: usize,
+    },
     /// An address that is neither in the symmetric heap nor in the program's static data.
     #[error("{routine}: address {addr:#x} ({len} bytes) is not symmetric (not in the symmetric heap or static data)")]
-    NotSymmetric { routine: &'static str, addr: usize, len: usize },
+    NotSymmetric {
+        /// The routine that failed.
+        routine: &'static str,
+        /// The address given.
+        addr: usize,
+        /// Bytes from it.
+        len: usize,
+    },
     /// The symmetric heap cannot hold the request.
     #[error("{routine}: cannot allocate {size} bytes: symmetric heap exhausted ({free} bytes free of {capacity}; set SHMEM_SYMMETRIC_SIZE)")]
-    OutOfMemory { routine: &'static str, size: usize, free: usize, capacity: usize },
+    OutOfMemory {
+        /// The routine that failed.
+        routine: &'static str,
+        /// Bytes asked for.
+        size: usize,
+        /// Bytes free.
+        free: usize,
+        /// Bytes of the heap.
+        capacity: usize,
+    },
     /// `free`/`realloc` of a pointer that the symmetric allocator did not hand out.
     #[error("{routine}: pointer {addr:#x} was not returned by shmem_malloc (or was already freed)")]
-    InvalidFree { routine: &'static str, addr: usize },
+    InvalidFree {
+        /// The routine that failed.
+        routine: &'static str,
+        /// The address given.
+        addr: usize,
+    },
     /// Any other argument that the routine cannot accept.
     #[error("{routine}: invalid argument {argument}: {reason}")]
-    InvalidArgument { routine: &'static str, argument: &'static str, reason: String },
+    InvalidArgument {
+        /// The routine that failed.
+        routine: &'static str,
+        /// Which argument.
+        argument: &'static str,
+        /// Why it is refused.
+        reason: String,
+    },
     /// A team handle that is not (or no longer) a team of this PE.
     #[error("{routine}: invalid team handle (destroyed, or never a team of this PE)")]
-    InvalidTeam { routine: &'static str },
+    InvalidTeam {
+        /// The routine that failed.
+        routine: &'static str,
+    },
     /// A collective team creation failed; every PE of the parent gets the same `code`.
     #[error("{routine}: team not created (code {code}): {reason}")]
-    TeamCreate { routine: &'static str, code: u32, reason: String },
+    TeamCreate {
+        /// The routine that failed.
+        routine: &'static str,
+        /// A `team::codes` value, the same on every PE.
+        code: u32,
+        /// Why, the same on every PE.
+        reason: String,
+    },
     /// Checked mode: the PEs of a team did not make the same collective call.
     #[error("{message}")]
-    CollectiveMismatch { message: String },
+    CollectiveMismatch {
+        /// The report, naming who passed what.
+        message: String,
+    },
     /// A transfer to or from a PE on another host failed (the network transport's reason).
     #[error("{routine}: transfer with PE {pe} on another host failed: {reason}")]
-    Network { routine: &'static str, pe: usize, reason: String },
+    Network {
+        /// The routine that failed.
+        routine: &'static str,
+        /// The PE on the other host.
+        pe: usize,
+        /// The transport's reason.
+        reason: String,
+    },
     /// An operation whose cross-host form is not built yet, on a team or set that spans hosts.
     #[error("{routine}: not available on teams that span hosts yet ({what}); teams within one host, RMA, AMO and team_sync work across hosts")]
-    AcrossHosts { routine: &'static str, what: &'static str },
+    AcrossHosts {
+        /// The routine that failed.
+        routine: &'static str,
+        /// What is missing.
+        what: &'static str,
+    },
     /// Setting up the job (shared memory, environment from oshrun) failed.
     #[error("bootstrap: {0}")]
-    Bootstrap(String),
+    Bootstrap(
+        /// What failed.
+        String,
+    ),
 }
 
 impl Error {

@@ -37,30 +37,21 @@ pub const DEFAULT_HEAP_SIZE: usize = 512 << 20;
 pub const DEFAULT_TEAM_SLOTS: usize = 8192;
 
 const MAGIC: u64 = 0x4645_5252_4f53_484d; // "FERROSHM"
-const LAYOUT_VERSION: u32 = 5;
+const LAYOUT_VERSION: u32 = 6;
 /// Granule of the big regions: a huge-page multiple keeps heaps well aligned.
 const REGION_ALIGN: usize = 2 << 20;
 /// Page size assumed for mapping granularity (checked at runtime against sysconf).
 pub(crate) const PAGE: usize = 4096;
 /// Offset of the first PE control block.
 pub(crate) const CTRL_BASE: usize = PAGE;
-/// Words of a team slot before its mailboxes: sync flags (0..32), central sync (32, 40),
-/// checked-mode arguments (48..64), collective flags (64..88), split_color entries (96..104,
-/// `team::color`), the eager scratch ring
-/// (128..256), the central mailbox (256..384) (see `coll`), and the words of teams across
-/// hosts (384..512, [`SLOT_HOST_WORDS`]).
-pub(crate) const SLOT_FIXED_WORDS: usize = 512;
-/// First slot word of the region used only by teams whose members span hosts (see
-/// `coll::hier`): a count of local members done with a collective, then one flag per host
-/// group. Nothing but epochs (and epoch-tagged counts) is ever written there, by any team: a
-/// new team on the slot starts above every epoch its members' slots have seen, so a word left
-/// by an older team never looks like a new team's signal.
-pub(crate) const SLOT_HOST_WORDS: usize = 384;
+/// Words of a team slot before its mailboxes (`team::slot_layout` places each of them).
+pub(crate) use crate::team::slot_layout::SLOT_FIXED_WORDS;
 /// Bytes of a team slot's staging area on each PE (after all the slots of its control
 /// block): where oversubscribed collectives of medium payloads stage their data, so that they
-/// need one sync rather than two (see `coll`). Untouched pages cost nothing (the job file is
-/// sparse), so only teams that use it pay for it.
-pub(crate) const STAGE_BYTES: usize = 80 << 10;
+/// need one sync rather than two (`coll::SHARED_STAGE_BYTES` of it), and then the ring of
+/// small broadcasts between hosts (`coll::hier`). Untouched pages cost nothing (the job file
+/// is sparse), so only teams that use it pay for it.
+pub(crate) const STAGE_BYTES: usize = 116 << 10;
 /// Words of one mailbox (a flag word then the payload): two cache lines.
 pub(crate) const MAILBOX_WORDS: usize = 16;
 
@@ -143,10 +134,15 @@ pub(crate) struct JobHeader {
 /// Geometry of a job file, derived from the header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
+    /// PEs of the job.
     pub n_pes: usize,
+    /// Bytes of each PE's symmetric heap.
     pub heap_size: usize,
+    /// Team slots of each PE.
     pub team_slots: usize,
+    /// Bytes from one PE's control block to the next.
     pub ctrl_stride: usize,
+    /// Offset of PE 0's heap in the file.
     pub heap_base: usize,
     /// Words of each team slot.
     pub slot_words: usize,
@@ -518,7 +514,9 @@ impl std::fmt::Debug for HeaderView<'_> {
 /// A PE's request to end the job (`shmem_global_exit`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExitRequest {
+    /// The PE that asked.
     pub pe: usize,
+    /// The status it asked for.
     pub status: i32,
 }
 

@@ -40,6 +40,7 @@
 //! fn inner(team: &ferroshmem::Team) { let _ = team.inner(); } // its epochs are the protocol
 //! ```
 
+#![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
 pub mod api;

@@ -20,19 +20,6 @@ pub enum Cmp {
 }
 
 impl Cmp {
-    /// Decodes a C `cmp` argument.
-    pub fn from_c(routine: &'static str, cmp: i32) -> Result<Self> {
-        Ok(match cmp {
-            0 => Cmp::Eq,
-            1 => Cmp::Ne,
-            2 => Cmp::Gt,
-            3 => Cmp::Ge,
-            4 => Cmp::Lt,
-            5 => Cmp::Le,
-            _ => return Err(Error::invalid(routine, "cmp", format!("{cmp} is not a SHMEM_CMP_* value"))),
-        })
-    }
-
     /// `lhs <cmp> rhs`.
     #[inline]
     pub fn holds<T: PartialOrd>(self, lhs: T, rhs: T) -> bool {
@@ -274,21 +261,6 @@ pub unsafe fn test_some<T: SyncWord>(set: &WaitSet<T>, indices: *mut usize) -> u
 pub enum SignalOp {
     Set,
     Add,
-}
-
-impl SignalOp {
-    /// Decodes a C `sig_op` argument.
-    pub fn from_c(routine: &'static str, op: i32) -> Result<Self> {
-        match op {
-            0 => Ok(SignalOp::Set),
-            1 => Ok(SignalOp::Add),
-            _ => Err(Error::invalid(
-                routine,
-                "sig_op",
-                format!("{op} is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD"),
-            )),
-        }
-    }
 }
 
 /// Put with signal: the data is visible before the signal (SeqCst AMO after the copy).

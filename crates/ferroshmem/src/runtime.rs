@@ -41,20 +41,13 @@ impl Default for InitOptions {
     }
 }
 
-/// Words of a team slot used by the dissemination sync (one per round: up to 2^32 PEs).
-pub const SYNC_ROUNDS: usize = 32;
-/// Slot word (on member 0) counting arrivals of the central sync.
-pub const CENTRAL_ARRIVALS: usize = SYNC_ROUNDS;
+pub(crate) use crate::team::slot_layout::{CENTRAL_ARRIVALS, CENTRAL_ARRIVED, CENTRAL_RELEASE};
 /// Bits of the arrivals word (and other epoch-tagged counts) that count (the rest hold the
 /// epoch: 2^44 operations).
 pub const CENTRAL_COUNT_BITS: u32 = 20;
 const CENTRAL_COUNT_MASK: u64 = (1 << CENTRAL_COUNT_BITS) - 1;
 /// Teams this large use dissemination even when oversubscribed.
 const CENTRAL_MAX_PES: usize = 1 << CENTRAL_COUNT_BITS;
-/// Slot word (on member 0) holding the last released epoch of the central sync.
-pub const CENTRAL_RELEASE: usize = SYNC_ROUNDS + 8;
-/// Slot word (on every member) holding the last epoch at which it arrived in a central sync.
-pub const CENTRAL_ARRIVED: usize = SYNC_ROUNDS + 4;
 /// Central syncs of teams up to this size wait core-aware (`poll_while_core_idle`), whose
 /// every check reads the arrival words of the members on its CPU.
 const CORE_AWARE_MAX_PES: usize = 64;
@@ -237,7 +230,7 @@ impl Runtime {
         };
         let my_ctrl = base as usize + layout.ctrl_offset(my_pe);
         // The PEs of this host share its cores: they decide whether PEs outnumber cores.
-        let wait = WaitPolicy::for_job(topology.local_pes().len(), job.cores());
+        let wait = WaitPolicy::for_job(topology.local_pes().len(), algorithm_cores(job.cores())?);
         let net = match &pmix {
             Some(pmix) if topology.spans_hosts() => {
                 let regions = [
@@ -484,11 +477,21 @@ impl Runtime {
         unsafe { std::ptr::read_volatile((self.stage_addr(slot) + i * 8) as *const u64) }
     }
 
+    /// Word `i` (8-byte aligned, `i * 8` below `job::STAGE_BYTES`) of PE `pe`'s staging area of
+    /// team slot `slot`, a PE of this host, as an atomic: words there that serve as flags
+    /// (`coll::hier`'s broadcast ring) are only ever accessed atomically.
+    pub fn stage_word(&self, pe: usize, slot: usize, i: usize) -> &AtomicU64 {
+        assert!(i < job::STAGE_BYTES / 8, "word {i} is past the staging area");
+        // SAFETY: inside PE `pe`'s staging area, mapped here for the life of the process (same
+        // host), 8-byte aligned (the area is page aligned); only ever used atomically.
+        unsafe { &*((self.ctrl.stage(pe, slot) + i * 8) as *const AtomicU64) }
+    }
+
     /// Copies `bytes` to `offset` of PE `pe`'s staging area of team slot `slot`, then raises
-    /// word `word` of that slot to at least `value` and tells its waiters: a reader that sees
-    /// the word sees the bytes. On this host a copy, an atomic maximum and a doorbell; to
-    /// another host one flagged message (`Net::put_flagged`). Words written so are written
-    /// no other way.
+    /// the word `flag` of that slot or staging area to at least `value` and tells its waiters:
+    /// a reader that sees the word sees the bytes. On this host a copy, an atomic maximum and
+    /// a doorbell; to another host one flagged message (`Net::put_flagged`). Words written so
+    /// are written no other way.
     #[allow(clippy::too_many_arguments)]
     pub fn put_stage_flagged(
         &self,
@@ -497,14 +500,21 @@ impl Runtime {
         slot: usize,
         offset: usize,
         bytes: &[u8],
-        word: usize,
+        flag: FlagWord,
         value: u64,
     ) {
         check_stage_range(routine, offset, bytes.len());
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
-                let at = self.stage_addr(slot) - self.my_ctrl + offset;
-                let flag = self.slot_word_offset(slot, word);
+                let stage = self.stage_addr(slot) - self.my_ctrl;
+                let at = stage + offset;
+                let flag = match flag {
+                    FlagWord::Slot(word) => self.slot_word_offset(slot, word),
+                    FlagWord::Stage(i) => {
+                        check_stage_range(routine, i * 8, 8);
+                        stage + i * 8
+                    }
+                };
                 if let Err(e) =
                     net.put_flagged(routine, pe, Region::Ctrl, at, bytes, flag, FlagUpdate::AtLeast(value))
                 {
@@ -513,7 +523,11 @@ impl Runtime {
             }
             _ => {
                 self.copy_into_stage(pe, slot, offset, bytes);
-                self.ctrl.slot(pe, slot)[word].fetch_max(value, Ordering::AcqRel);
+                let word = match flag {
+                    FlagWord::Slot(word) => &self.ctrl.slot(pe, slot)[word],
+                    FlagWord::Stage(i) => self.stage_word(pe, slot, i),
+                };
+                word.fetch_max(value, Ordering::AcqRel);
                 self.notify(pe);
             }
         }
@@ -1112,7 +1126,7 @@ pub fn fatal(err: &Error) -> ! {
     }
     // SAFETY: see `runtime`.
     let rt = unsafe { &*p };
-    report_line(&format!("ferroshmem: PE {}: {err}\n", rt.my_pe));
+    rt.report(format_args!("{err}"));
     if matches!(err, Error::Network { .. }) && rt.net.is_some() {
         // Most often the peer has just ended (a PE that returned a status, or died): its
         // launcher is ending the job with that PE's status and report. Give it the time to,
@@ -1120,6 +1134,14 @@ pub fn fatal(err: &Error) -> ! {
         std::thread::sleep(std::time::Duration::from_secs(2));
     }
     rt.global_exit(ERROR_EXIT_STATUS)
+}
+
+impl Runtime {
+    /// Prints `message` on stderr as a line naming this PE (`ferroshmem: PE n: ...`), in one
+    /// write: the one reporter of the runtime and the C ABI.
+    pub fn report(&self, message: std::fmt::Arguments) {
+        report_line(&format!("ferroshmem: PE {}: {message}\n", self.my_pe));
+    }
 }
 
 /// Writes a whole line to stderr in one write, so lines of different PEs never tear.
@@ -1135,6 +1157,32 @@ fn check_stage_range(routine: &'static str, offset: usize, len: usize) {
         offset.checked_add(len).is_some_and(|end| end <= job::STAGE_BYTES),
         "{routine}: staging area overflow"
     );
+}
+
+/// The cores that choose the wait policy and with it the collective algorithms (whether PEs
+/// outnumber cores): the host's (`job_cores`, recorded in the job file), or `SHMEMX_CORES`
+/// when set, so that tests can run either family of algorithms at any PE count on any machine.
+/// Every PE must see the same value (oshrun and `mpirun` pass `SHMEMX_*` to every PE).
+fn algorithm_cores(job_cores: usize) -> Result<usize> {
+    match std::env::var(ENV_CORES) {
+        Err(_) => Ok(job_cores),
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(Error::Bootstrap(format!("{ENV_CORES}={v:?} is not a positive number of cores"))),
+        },
+    }
+}
+
+/// Environment variable overriding the cores that choose the algorithms (`runtime::algorithm_cores`).
+pub const ENV_CORES: &str = "SHMEMX_CORES";
+
+/// Where the flag of [`Runtime::put_stage_flagged`] is, in the receiver's team slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlagWord {
+    /// Word `n` of the slot's words.
+    Slot(usize),
+    /// Word `n` of the slot's staging area.
+    Stage(usize),
 }
 
 /// How [`Runtime::post_words`] reaches a PE of another host.

@@ -11,7 +11,7 @@
 //!
 //! Between hosts a leader raises its group's *flags* on the receiver to the collective's
 //! epoch (`epoch << CHUNK_BITS | step`), in words of the slot for teams across hosts
-//! (`job::SLOT_HOST_WORDS`, where only epochs are ever written). Only one group's leader
+//! (`team::slot_layout::SLOT_HOST_WORDS`, where only epochs are ever written). Only one group's leader
 //! writes a given word, and flags only grow, so "flag >= value" means "everything of this
 //! collective (and step) from that group has landed". Two kinds, in separate words: *put
 //! flags* ([`W_FLAGS`]), a put after a fence (a large broadcast's "entered", the dissemination
@@ -33,43 +33,25 @@
 //! finished reading exchange k - 2, the last to use the half and the words that k writes.
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::across::check_own;
-use super::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES, W_ENTER};
+use super::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES, SHARED_STAGE_BYTES, W_ENTER};
 use crate::error::{Error, Result};
-use crate::job::{SLOT_FIXED_WORDS, SLOT_HOST_WORDS};
 use crate::runtime::{
-    add_to_tagged_count, counted_messages, tagged_count, Runtime, CENTRAL_ARRIVALS, CENTRAL_RELEASE,
+    add_to_tagged_count, counted_messages, tagged_count, FlagWord, Runtime, CENTRAL_ARRIVALS,
+    CENTRAL_RELEASE,
 };
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
 
-// The slot words of teams across hosts (`job::SLOT_HOST_WORDS`..`SLOT_FIXED_WORDS`): epochs
-// and epoch-tagged counts only.
-/// Slot word of a hub counting the local members done reading its buffers (tagged count).
-const W_DONE: usize = SLOT_HOST_WORDS;
-/// Slot word of a leader: the epoch of the team-creation all-reduce whose result it published
-/// for its host (`team::agree`).
-pub(crate) const W_AGREE_RESULT: usize = SLOT_HOST_WORDS + 1;
-/// Slot word counting the counted messages this PE received (`Runtime::put_counted`: large
-/// payloads sent straight into destinations, each message adding one). It only grows; a
-/// collective reads it before it enters (no message of that collective can have come yet)
-/// and waits until it grew by the number of messages it expects.
-const W_COUNTED: usize = SLOT_HOST_WORDS + 2;
-/// First of the flag words raised by puts after a fence, one per host group of the team (see
-/// the module documentation).
-const W_FLAGS: usize = SLOT_HOST_WORDS + 8;
-const _: () = assert!(W_DONE < W_AGREE_RESULT && W_AGREE_RESULT < W_COUNTED && W_COUNTED < W_FLAGS);
-/// Most host groups a team can have for the hierarchical algorithms (three flag words each);
-/// teams over more hosts take the flat ones of `coll::across`.
-pub(crate) const MAX_GROUPS: usize = (SLOT_FIXED_WORDS - W_FLAGS) / 3;
-/// First of the flag words raised by flagged messages (`Runtime::put_stage_flagged`: the data
-/// of a staged exchange and its flag in one message), two per host group: one for the
-/// exchanges of each parity, as the staging area's halves. Apart from [`W_FLAGS`]: a word
-/// written by messages (an atomic maximum) is never written by a put.
-const W_MSG_FLAGS: usize = W_FLAGS + MAX_GROUPS;
-const _: () = assert!(W_MSG_FLAGS + 2 * MAX_GROUPS <= SLOT_FIXED_WORDS);
+// The slot words of teams across hosts (`slot_layout::SLOT_HOST_WORDS`..): epochs and
+// epoch-tagged counts only. `W_COUNTED` counts the counted messages this PE received
+// (`Runtime::put_counted`: large payloads sent straight into destinations, each message
+// adding one); it only grows, a collective reads it before it enters (no message of that
+// collective can have come yet) and waits until it grew by the number it expects.
+pub(crate) use crate::team::slot_layout::MAX_GROUPS;
+use crate::team::slot_layout::{W_COUNTED, W_DONE, W_FLAGS, W_MSG_FLAGS};
 /// Broadcasts up to this size go through the staging areas, half an area per chunk (each
 /// chunk a staged exchange, so the root's leader sends chunk c + 1 while the others copy
 /// chunk c); larger ones go straight into the destinations once the receiving leaders
@@ -84,6 +66,31 @@ const CHUNK_BITS: u32 = 28;
 /// Up to this many host leaders meet directly (each signals each: one network step); more
 /// meet by dissemination (ceil(log2 L) steps).
 const DIRECT_LEADERS: usize = 8;
+/// Entries of the rings of small broadcasts (see [`broadcast_ring`]).
+pub(crate) const RING_ENTRIES: usize = 4;
+/// Bytes of an entry of the rings: the largest broadcast that takes them.
+const RING_ENTRY_BYTES: usize = 4 << 10;
+/// A leader tells every other leader how far it read its network ring after every this many
+/// small broadcasts, if it read any since it last did (see [`broadcast_ring`]).
+const RING_CREDIT_EVERY: u64 = RING_ENTRIES as u64 / 2;
+// The rings' header, words of the staging area after `SHARED_STAGE_BYTES`, then the rings.
+/// Staging-area word of group `g`'s credit (`+ g`) on a leader, raised by messages only.
+const RING_CREDIT_WORD: usize = SHARED_STAGE_BYTES / 8;
+/// Staging-area word of entry `e`'s flag (`+ e`) in a leader's network ring, raised by
+/// messages only.
+const RING_FLAG_WORD: usize = RING_CREDIT_WORD + MAX_GROUPS;
+/// Staging-area word of entry `e`'s tag (`+ e`) in a PE's local ring: the epoch of the
+/// broadcast whose bytes it holds; written by its PE only.
+const RING_TAG_WORD: usize = RING_FLAG_WORD + RING_ENTRIES;
+/// Staging-area word of the epoch of the latest small broadcast that this PE finished (it
+/// reads no entry of it any more); written by its PE only.
+const RING_DONE_WORD: usize = RING_TAG_WORD + RING_ENTRIES;
+/// Offset in the staging area of the network ring's first entry (after a page of header).
+const NET_RING: usize = SHARED_STAGE_BYTES + 4096;
+/// Offset in the staging area of the local ring's first entry.
+const LOCAL_RING: usize = NET_RING + RING_ENTRIES * RING_ENTRY_BYTES;
+const _: () = assert!((RING_DONE_WORD + 1) * 8 <= NET_RING);
+const _: () = assert!(LOCAL_RING + RING_ENTRIES * RING_ENTRY_BYTES <= crate::job::STAGE_BYTES);
 /// Half of the staging area that staged exchanges use (alternating halves; a reduction's half
 /// holds one chunk from every group).
 const STAGE_HALF: usize = HIER_STAGE_BYTES / 2;
@@ -203,7 +210,7 @@ impl<'a> Op<'a> {
             self.team.slot,
             offset,
             bytes,
-            msg_flag(self.groups.mine(), exchange),
+            FlagWord::Slot(msg_flag(self.groups.mine(), exchange)),
             value,
         );
     }
@@ -405,6 +412,9 @@ pub(super) fn broadcast(
         team.sync_unchecked(rt);
         return Ok(());
     }
+    if nbytes <= RING_ENTRY_BYTES && ring_enabled() {
+        return broadcast_ring(rt, team, groups, routine, dest, src, nbytes, root, update_root);
+    }
     if nbytes <= STAGED_BROADCAST_MAX {
         return broadcast_staged(rt, team, groups, routine, dest, src, nbytes, root, update_root);
     }
@@ -458,6 +468,169 @@ pub(super) fn broadcast(
         // SAFETY: the root released its source, which stays unchanged until we are done.
         unsafe { copy(dest, from, nbytes) };
         op.done(root_pe);
+    }
+    Ok(())
+}
+
+/// Whether small broadcasts take the rings (`FSH_HIER_BROADCAST_RING=0`: the staged exchanges
+/// instead, for measuring one against the other).
+fn ring_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("FSH_HIER_BROADCAST_RING").map_or(true, |v| v != "0"))
+}
+
+/// What a PE knows of its team's rings of small broadcasts ([`broadcast_ring`]); every
+/// member counts and records alike.
+#[derive(Debug)]
+pub(crate) struct BroadcastRing {
+    /// Small broadcasts so far (which entry is next).
+    taken: AtomicU64,
+    /// The epoch of the latest broadcast that used each entry.
+    epochs: [AtomicU64; RING_ENTRIES],
+    /// `[e * groups + g]`: the epoch of the latest broadcast that wrote entry `e` of group
+    /// `g`'s network ring (one whose root was on another host).
+    written: Box<[AtomicU64]>,
+    /// On a leader: whether it read an entry of its network ring since it last sent its credit.
+    unreported: AtomicBool,
+}
+
+impl BroadcastRing {
+    pub(crate) fn new(groups: usize) -> Self {
+        BroadcastRing {
+            taken: AtomicU64::new(0),
+            epochs: Default::default(),
+            written: (0..RING_ENTRIES * groups).map(|_| AtomicU64::new(0)).collect(),
+            unreported: AtomicBool::new(false),
+        }
+    }
+}
+
+/// Small broadcast ([`RING_ENTRY_BYTES`] at most), eager: nobody waits for anybody who does
+/// not hold the data yet, so back-to-back broadcasts pipeline as MPI's do. Each PE has a
+/// *local ring* of [`RING_ENTRIES`] entries in its staging area, each entry tagged with the
+/// epoch of the broadcast it holds; each leader also a *network ring*, each entry with a flag.
+/// The root copies its source into its local ring entry and tags it, sends it in one flagged
+/// message into that entry of every other host's leader's network ring, and returns. A
+/// leader of another host waits for the entry's flag, copies the bytes into its destination
+/// and its own local ring entry, and tags it; every other member copies from the local ring
+/// of its host's source (the root on the root's host, else its leader) once tagged. Each PE
+/// then marks the broadcast done ([`RING_DONE_WORD`]).
+///
+/// Reuse: a PE writes its local entry only once every other member of its host is done with
+/// the broadcast that used the entry before (every member counts the small broadcasts alike
+/// and records each entry's epochs, [`BroadcastRing`]). A root writes another host's network
+/// entry only once that host's leader said it read the entry's previous bytes: each leader
+/// that read its network ring since it last did tells every other leader so (its credit word
+/// there raised to the current epoch) after every [`RING_CREDIT_EVERY`]-th small broadcast,
+/// and a root reads these credits in its own leader's staging area. Between two hosts with
+/// one root that is 1 + 1 / `RING_CREDIT_EVERY` messages per broadcast.
+#[allow(clippy::too_many_arguments)]
+fn broadcast_ring(
+    rt: &Runtime,
+    team: &TeamInner,
+    groups: &HostGroups,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+    root: usize,
+    update_root: bool,
+) -> Result<()> {
+    let op = Op::new(rt, team, groups, routine);
+    let ring = team.broadcast_ring(groups.len());
+    let b = ring.taken.fetch_add(1, Ordering::Relaxed);
+    let e = (b % RING_ENTRIES as u64) as usize;
+    let previous = ring.epochs[e].swap(op.epoch, Ordering::Relaxed);
+    let root_group = groups.group_of(root);
+    let mine = groups.mine();
+    let me = team.my_index;
+    let slot = team.slot;
+    let word = |pe: usize, i: usize| rt.stage_word(pe, slot, i);
+    let wait_word = |pe: usize, i: usize, value: u64| {
+        let w = word(pe, i);
+        rt.wait_until(pe, || w.load(Ordering::Acquire) >= value);
+    };
+    // Our local entry: every other member of our host is done with its previous use.
+    let write_local = |from: usize| {
+        for &m in groups.members(mine) {
+            if m != me {
+                wait_word(op.pe(m), RING_DONE_WORD, previous);
+            }
+        }
+        let entry = rt.stage_addr(slot) + LOCAL_RING + e * RING_ENTRY_BYTES;
+        // SAFETY: our own local entry, read by nobody any more (above); `from` is readable
+        // for `nbytes` (the caller's source, or our destination written just now).
+        unsafe { copy(entry, from, nbytes) };
+        word(rt.my_pe, RING_TAG_WORD + e).store(op.epoch, Ordering::Release);
+        rt.notify(rt.my_pe);
+    };
+    let landed = op.flag_value(0);
+    if me == root {
+        if update_root {
+            // SAFETY: the caller's checked buffers (equal, or not overlapping).
+            unsafe { copy(dest, src, nbytes) };
+        }
+        if groups.members(mine).len() > 1 {
+            write_local(src);
+        }
+        // Every other host's network entry: its leader read what it held before.
+        let my_leader = op.my_leader();
+        for g in groups.others() {
+            let was = ring.written[e * groups.len() + g].load(Ordering::Relaxed);
+            if was != 0 {
+                wait_word(my_leader, RING_CREDIT_WORD + g, was << CHUNK_BITS);
+            }
+        }
+        // SAFETY: the caller's checked source.
+        let bytes = unsafe { std::slice::from_raw_parts(src as *const u8, nbytes) };
+        for g in groups.others() {
+            rt.put_stage_flagged(
+                routine,
+                op.leader_of(g),
+                slot,
+                NET_RING + e * RING_ENTRY_BYTES,
+                bytes,
+                FlagWord::Stage(RING_FLAG_WORD + e),
+                landed,
+            );
+        }
+    } else if mine != root_group && op.is_leader() {
+        wait_word(rt.my_pe, RING_FLAG_WORD + e, landed);
+        // SAFETY: the entry holds this broadcast's bytes (its flag is up) and is not written
+        // again before our credit says we read it; our destination is ours.
+        unsafe { copy(dest, rt.stage_addr(slot) + NET_RING + e * RING_ENTRY_BYTES, nbytes) };
+        ring.unreported.store(true, Ordering::Relaxed);
+        if groups.members(mine).len() > 1 {
+            write_local(dest);
+        }
+    } else {
+        let source = if mine == root_group { op.pe(root) } else { op.my_leader() };
+        wait_word(source, RING_TAG_WORD + e, op.epoch);
+        let entry = rt.ctrl.stage(source, slot) + LOCAL_RING + e * RING_ENTRY_BYTES;
+        // SAFETY: the source's local entry holds this broadcast's bytes (tagged) and is not
+        // written again before we are done with it (below); our destination is ours.
+        unsafe { copy(dest, entry, nbytes) };
+    }
+    for g in (0..groups.len()).filter(|&g| g != root_group) {
+        ring.written[e * groups.len() + g].store(op.epoch, Ordering::Relaxed);
+    }
+    word(rt.my_pe, RING_DONE_WORD).store(op.epoch, Ordering::Release);
+    rt.notify(rt.my_pe);
+    if op.is_leader()
+        && b % RING_CREDIT_EVERY == RING_CREDIT_EVERY - 1
+        && ring.unreported.swap(false, Ordering::Relaxed)
+    {
+        for g in groups.others() {
+            rt.put_stage_flagged(
+                routine,
+                op.leader_of(g),
+                slot,
+                NET_RING,
+                &[],
+                FlagWord::Stage(RING_CREDIT_WORD + mine),
+                landed,
+            );
+        }
     }
     Ok(())
 }

@@ -8,7 +8,7 @@
 //!
 //! With more PEs than cores, what costs is how often each PE must be scheduled, so every
 //! collective that needs every member makes one central sync ([`Group::exchange`]): small
-//! contributions go into a mailbox on member 0 ([`W_CENTRAL`]), medium ones (up to
+//! contributions go into a mailbox on member 0 (`W_CENTRAL`), medium ones (up to
 //! [`STAGE_HALF`]) into each member's staging area (`job::STAGE_BYTES` per slot, after the
 //! slots); broadcasts up to [`STAGED_BROADCAST_BYTES`] go through a ring in the root's staging
 //! area with no sync at all ([`Group::broadcast_staged`]).
@@ -19,11 +19,11 @@
 //! the PE that reduced a chunk writes it into every member's destination after every member has
 //! entered. A closing sync makes every source reusable on return. Larger alltoalls with more PEs
 //! than cores *push* instead ([`Group::can_push`]): each block is written into its owner's
-//! destination once the owner has entered and counted there ([`W_DELIVERED`]); nobody reads
+//! destination once the owner has entered and counted there (`W_DELIVERED`); nobody reads
 //! another PE's buffers, so there is no closing sync.
 //!
-//! Synchronisation lives on the team's own slot (slot words 64..384: [`W_ARRIVE`], [`W_WORD`],
-//! [`W_ENTER`], the scratch ring, the central mailbox; the team sync before them), with epochs
+//! Synchronisation lives on the team's own slot (slot words 64..384 placed by `team::slot_layout`: `W_ARRIVE`, `W_WORD`,
+//! `W_ENTER`, the scratch ring, the central mailbox; the team sync before them), with epochs
 //! from `TeamInner::next_epoch`, so only the team's members take part and teams can run
 //! collectives concurrently. An active set has no slot: it uses the caller's `pSync` array as
 //! [`ActiveSet`] describes.
@@ -34,6 +34,7 @@
 //! reader that lags behind its writer).
 #![allow(unsafe_code)]
 
+pub mod active;
 mod across;
 pub mod api;
 pub(crate) mod hier;
@@ -48,36 +49,20 @@ use crate::team::checked::Signature;
 use crate::team::TeamInner;
 pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
 
-/// Slot word where a member publishes the epoch of the collective it has entered.
-pub const W_ARRIVE: usize = 64;
-/// Slot word where a member publishes a value for the current collective (collect: its count).
-pub const W_WORD: usize = 72;
-/// Slot words (private to their owner): the last epoch that wrote this PE's scratch, and the
-/// entry size (words) of that write.
-pub const W_LAST: usize = 73;
-/// Slot word where a member publishes the epoch of the collective it has started (set before
-/// any wait, so a PE waiting for it never waits on a PE that waits for it).
-pub const W_ENTER: usize = 75;
-/// Slot words (private to their owner): the last epoch that wrote this PE's staged broadcast
-/// ring, and the entry size (bytes) of that write.
-pub const W_STAGE_LAST: usize = 76;
-/// Slot word counting the blocks other members pushed into this PE's destination in the
-/// current collective, a tagged count like the central arrivals (own cache line).
-pub const W_DELIVERED: usize = 80;
-/// Slot words of the scratch ring of eager collectives.
-pub const W_SCRATCH: usize = 128;
-/// Words of the scratch ring: entries of the payload's size, one per eager collective in turn
-/// (64 entries of an 8-byte payload: how far a small broadcast's root may run ahead).
-pub const SCRATCH_WORDS: usize = 128;
+pub(crate) use crate::team::slot_layout::{
+    CENTRAL_WORDS, SCRATCH_WORDS, W_ARRIVE, W_CENTRAL, W_DELIVERED, W_ENTER, W_LAST, W_SCRATCH,
+    W_STAGE_LAST, W_WORD,
+};
 /// Payload words of the largest eager entry (each payload word has a tag word beside it).
 pub const EAGER_WORDS: usize = 12;
 /// Payloads up to this size go through the scratch ring (eager: no closing sync).
 pub const EAGER_BYTES: usize = EAGER_WORDS * 8;
-/// Slot words of the central mailbox (member 0's is used): two halves used in turn.
-pub const W_CENTRAL: usize = 256;
-/// Words of the central mailbox.
-pub const CENTRAL_WORDS: usize = 128;
-/// Staging area of a team slot (`job::STAGE_BYTES` per PE): two halves for staged exchanges,
+/// Bytes at the start of a slot's staging area (`job::STAGE_BYTES`) that the collectives
+/// within one host, the hierarchical exchanges ([`HIER_STAGE_BYTES`]) and the active sets use;
+/// the rest belongs to the ring of small broadcasts between hosts (`hier`).
+pub const SHARED_STAGE_BYTES: usize = 80 << 10;
+const _: () = assert!(SHARED_STAGE_BYTES < crate::job::STAGE_BYTES);
+/// Staging area of a team slot ([`SHARED_STAGE_BYTES`] per PE): two halves for staged exchanges,
 /// then the ring of staged broadcasts, then the ring's tags (one word per entry, apart from
 /// the payloads so that a payload word left by entries of another size never looks like one).
 pub const STAGE_HALF: usize = 32 << 10;
@@ -91,14 +76,12 @@ pub const STAGE_RING: usize = 2 * STAGE_HALF;
 /// Most entries of the staged ring.
 pub const STAGE_RING_ENTRIES: usize = 128;
 /// Offset of the tag words of the staged ring.
-pub const STAGE_TAGS: usize = crate::job::STAGE_BYTES - STAGE_RING_ENTRIES * 8;
+pub const STAGE_TAGS: usize = SHARED_STAGE_BYTES - STAGE_RING_ENTRIES * 8;
 /// Bytes of the staged broadcast ring.
 pub const STAGE_RING_BYTES: usize = STAGE_TAGS - STAGE_RING;
 /// Largest staged broadcast (the ring then holds at least two entries).
 pub const STAGED_BROADCAST_BYTES: usize = STAGE_RING_BYTES / 2 / 64 * 64;
 const _: () = assert!(SCRATCH_WORDS >= 4 * EAGER_WORDS);
-const _: () = assert!(W_SCRATCH + SCRATCH_WORDS <= W_CENTRAL);
-const _: () = assert!(W_CENTRAL + CENTRAL_WORDS <= crate::job::SLOT_HOST_WORDS);
 
 /// A copy of one eager payload, aligned for every reducible type (long double: 16 bytes).
 #[derive(Debug, Clone, Copy)]
@@ -135,7 +118,7 @@ pub struct Staging {
 /// hosts (which have no slot of their own). Hierarchical exchanges have no closing sync, so
 /// their part must be theirs alone; the flat collectives of `across` begin and end with a sync.
 pub const HIER_STAGE_BYTES: usize = 64 << 10;
-const _: () = assert!(HIER_STAGE_BYTES < crate::job::STAGE_BYTES);
+const _: () = assert!(HIER_STAGE_BYTES < SHARED_STAGE_BYTES);
 
 /// Reductions of at least this many bytes split the index range across the members
 /// (reduce-scatter, then each member writes its chunk to every member).
@@ -344,7 +327,7 @@ impl Group for TeamGroup<'_> {
     }
 
     fn staging(&self) -> Staging {
-        Staging { slot: self.team.slot, base: 0, len: crate::job::STAGE_BYTES }
+        Staging { slot: self.team.slot, base: 0, len: SHARED_STAGE_BYTES }
     }
 
     fn team(&self) -> Option<&TeamInner> {
@@ -392,12 +375,12 @@ impl Group for TeamGroup<'_> {
     /// The scratch is a ring of entries of the payload's size, the entry chosen by the epoch's
     /// block (epoch >> shift). Before writing an entry, this PE waits until every member has
     /// started a collective after the last one that could have written the entry's words (a
-    /// member reads an entry only during its own epoch, and [`W_ENTER`] only grows; see
+    /// member reads an entry only during its own epoch, and `W_ENTER` only grows; see
     /// `wait_ring_free`). Entries interleave tag and payload words (even words of the ring are tags: the epoch
     /// that wrote them, whatever the entry size), and readers wait for the entry's first tag:
     /// it is in the payload's cache line, and since an entry is not rewritten while a reader
     /// may still wait for it, `tag >= epoch` means this epoch's data.
-    /// [`W_ENTER`] is set before this wait, so two PEs never wait for each other here. A small
+    /// `W_ENTER` is set before this wait, so two PEs never wait for each other here. A small
     /// broadcast root can thus run up to `depth` operations ahead of the slowest member.
     fn enter_eager(&mut self, rt: &Runtime, payload: usize, len: usize, common: usize) -> bool {
         debug_assert!(len <= EAGER_BYTES && common <= EAGER_BYTES);
@@ -586,8 +569,10 @@ impl Group for TeamGroup<'_> {
     }
 }
 
-/// Words of `pSync` an active-set collective uses (SHMEM_*_SYNC_SIZE is at least this).
-pub const PSYNC_WORDS: usize = 3;
+/// Words of `pSync` an active-set collective uses (SHMEM_*_SYNC_SIZE is at least this): the
+/// barrier's two, collect's count and, once per set, the slot agreement of its team
+/// (`active`).
+pub const PSYNC_WORDS: usize = 4;
 
 /// A deprecated active set (`PE_start`, `logPE_stride`, `PE_size`) with the caller's `pSync`
 /// (symmetric, `SHMEM_SYNC_VALUE` = 0 everywhere on entry; restored to 0 before return).
@@ -618,6 +603,26 @@ impl ActiveSet {
         size: i64,
         psync: usize,
     ) -> Result<Self> {
+        let (start, stride, size, me) = Self::check(rt, routine, start, log_stride, size, psync)?;
+        Ok(Self::checked(rt, start, stride, size, me, psync))
+    }
+
+    /// An active set whose arguments [`Self::check`] accepted.
+    fn checked(rt: &Runtime, start: usize, stride: usize, size: usize, me: usize, psync: usize) -> Self {
+        let spans_hosts = rt.spans_hosts(size, |i| start + i * stride);
+        ActiveSet { spans_hosts, start, stride, size, me, psync }
+    }
+
+    /// Checks the triplet against the job and this PE's membership, and `pSync`: (start,
+    /// stride, size, this PE's index).
+    fn check(
+        rt: &Runtime,
+        routine: &'static str,
+        start: i64,
+        log_stride: i64,
+        size: i64,
+        psync: usize,
+    ) -> Result<(usize, usize, usize, usize)> {
         if !(0..31).contains(&log_stride) {
             return Err(Error::invalid(routine, "logPE_stride", format!("{log_stride}")));
         }
@@ -641,15 +646,7 @@ impl ActiveSet {
             return Err(Error::invalid(routine, "pSync", "not 8-byte aligned"));
         }
         rt.translate(routine, psync, PSYNC_WORDS * 8, rt.my_pe as i64)?;
-        let spans_hosts = rt.spans_hosts(size as usize, |i| (start + i as i64 * stride) as usize);
-        Ok(ActiveSet {
-            spans_hosts,
-            start: start as usize,
-            stride: stride as usize,
-            size: size as usize,
-            me: (me / stride) as usize,
-            psync,
-        })
+        Ok((start as usize, stride as usize, size as usize, (me / stride) as usize))
     }
 
     fn word(&self, rt: &Runtime, member: usize, k: usize) -> &AtomicU64 {
@@ -735,7 +732,7 @@ impl Group for ActiveSet {
         self.network_barrier(rt, routine)
     }
     fn staging(&self) -> Staging {
-        Staging { slot: 0, base: HIER_STAGE_BYTES, len: crate::job::STAGE_BYTES - HIER_STAGE_BYTES }
+        Staging { slot: 0, base: HIER_STAGE_BYTES, len: SHARED_STAGE_BYTES - HIER_STAGE_BYTES }
     }
     fn n(&self) -> usize {
         self.size

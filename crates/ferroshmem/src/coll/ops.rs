@@ -38,7 +38,9 @@ pub struct Xor;
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 #[repr(C)]
 pub struct Complex<T> {
+    /// Real part.
     pub re: T,
+    /// Imaginary part.
     pub im: T,
 }
 

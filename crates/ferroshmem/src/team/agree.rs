@@ -52,10 +52,8 @@ enum HierStep {
 
 /// Slot word (on a leader) that tells the leader's host that the result of the all-reduce of
 /// this epoch is in the leader's central mailbox words.
-const W_RESULT: usize = crate::coll::hier::W_AGREE_RESULT;
-/// Where a leader puts the result for its host's members (the central mailbox words, which a
-/// team across hosts uses for nothing else).
-const RESULT_WORDS: usize = crate::coll::W_CENTRAL;
+const W_RESULT: usize = crate::team::slot_layout::W_AGREE_RESULT;
+use crate::team::slot_layout::AGREE_RESULT_WORDS as RESULT_WORDS;
 
 /// Largest team that uses the publish-and-read-all form when oversubscribed.
 const ALL_READ_MAX_PES: usize = 16;
@@ -246,8 +244,11 @@ impl MaxAllreduce {
 // Payload word positions of a slot agreement. Minima travel as bitwise complements so that
 // everything is one MAX. Every checked operation (checked.rs) uses the same positions for the
 // error and the hash, so that PEs that called different routines still read each other right.
+/// Payload word of the largest error code.
 pub const ERROR: usize = 0;
+/// Payload word of the largest hash of the call (checked mode).
 pub const HASH_MAX: usize = 1;
+/// Payload word of the smallest hash of the call (as a complement).
 pub const HASH_MIN: usize = 2;
 const PROPOSAL_MAX: usize = 3; // + 2 * axis
 const PROPOSAL_MIN: usize = 4; // + 2 * axis
@@ -260,7 +261,12 @@ pub const MAX_AXES: usize = 2;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Agreed {
     /// Slots chosen (one per axis) and the epoch the new teams start after.
-    Slots { slots: [usize; MAX_AXES], base_epoch: u64 },
+    Slots {
+        /// The slot of each axis.
+        slots: [usize; MAX_AXES],
+        /// The new teams' first epochs come after this one.
+        base_epoch: u64,
+    },
     /// Some PE failed with this code (the largest code reported).
     Failed(u32),
     /// The PEs did not call the same routine with the same arguments (checked mode).

@@ -60,16 +60,14 @@ const ALIASES: &[(&str, &str)] = &[
     ("Team::split_color", "shmemx_team_split_color"),
 ];
 
-/// Slot words where PEs publish their call when a mismatch is found (after the sync flags and
-/// the central-sync words, before the mailboxes).
-const ARGS_AT: usize = 48;
-/// Arguments a signature can carry.
-pub const MAX_ARGS: usize = 12;
+use crate::team::slot_layout::{CHECKED_ARGS as ARGS_AT, MAX_ARGS};
 
 /// A collective call: which routine, with which arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signature {
+    /// Index of the routine in [`ROUTINES`].
     pub routine: usize,
+    /// Its arguments, as they are compared.
     pub args: Vec<i64>,
 }
 

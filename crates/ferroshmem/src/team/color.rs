@@ -19,13 +19,7 @@ use crate::error::Error;
 use crate::runtime::{fatal, Runtime};
 use crate::team::TeamInner;
 
-/// First slot word of the entries: after the cache line of `coll::W_DELIVERED`, before the
-/// eager scratch ring (`coll::W_SCRATCH`); nothing else uses these words.
-pub const W_COLOR: usize = 96;
-/// Words of one entry: tag, color + 1 (0: undefined), key.
-const ENTRY_WORDS: usize = 4;
-const _: () = assert!(W_COLOR >= crate::coll::W_DELIVERED + 8);
-const _: () = assert!(W_COLOR + 2 * ENTRY_WORDS <= crate::coll::W_SCRATCH);
+use crate::team::slot_layout::{COLOR_ENTRY_WORDS as ENTRY_WORDS, W_COLOR};
 
 /// Where this split's entries go: the buffer and the tag that marks them as this split's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,6 +15,7 @@ pub mod checked;
 pub mod color;
 pub mod host_groups;
 pub mod pe_set;
+pub(crate) mod slot_layout;
 pub mod slots;
 pub mod unique;
 
@@ -24,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
+use crate::coll::hier::BroadcastRing;
 use agree::{Agreed, SlotAgreement};
 use checked::Signature;
 use host_groups::HostGroups;
@@ -37,33 +39,6 @@ pub struct TeamConfig {
     pub num_contexts: i32,
 }
 
-/// `SHMEM_TEAM_NUM_CONTEXTS`: the mask bit of `num_contexts`.
-pub const CONFIG_NUM_CONTEXTS: i64 = 1;
-/// `SHMEMX_TEAM_CONFIG_UNIQUEID`: the mask bit of the unique id (team_init).
-pub const CONFIG_UNIQUEID: i64 = 2;
-
-impl TeamConfig {
-    /// The configuration a (config, mask) pair describes: mask 0 means defaults.
-    pub fn from_mask(config: Option<TeamConfig>, mask: i64, routine: &'static str) -> Result<TeamConfig> {
-        if mask & !(CONFIG_NUM_CONTEXTS | CONFIG_UNIQUEID) != 0 {
-            return Err(Error::invalid(routine, "config_mask", format!("unknown bits {mask:#x}")));
-        }
-        let mut out = TeamConfig::default();
-        if mask & CONFIG_NUM_CONTEXTS != 0 {
-            let c =
-                config.ok_or_else(|| Error::invalid(routine, "config", "NULL with a nonzero config_mask"))?;
-            if c.num_contexts < 0 {
-                return Err(Error::invalid(
-                    routine,
-                    "config",
-                    format!("num_contexts {} is negative", c.num_contexts),
-                ));
-            }
-            out.num_contexts = c.num_contexts;
-        }
-        Ok(out)
-    }
-}
 
 /// A team handle as C sees it: 0 is `SHMEM_TEAM_INVALID`, 1-4 the predefined teams, others
 /// `(generation << 32) | (slot + 1)`, so a destroyed handle is recognised, not dereferenced.
@@ -71,10 +46,15 @@ impl TeamConfig {
 pub struct TeamHandle(pub u64);
 
 impl TeamHandle {
+    /// `SHMEM_TEAM_INVALID`.
     pub const INVALID: TeamHandle = TeamHandle(0);
+    /// `SHMEM_TEAM_WORLD`.
     pub const WORLD: TeamHandle = TeamHandle(1);
+    /// `SHMEM_TEAM_SHARED`: the PEs of this host.
     pub const SHARED: TeamHandle = TeamHandle(2);
+    /// `SHMEMX_TEAM_NODE`: the PEs of this host.
     pub const NODE: TeamHandle = TeamHandle(3);
+    /// `SHMEMX_TEAM_SAME_MYPE_NODE`: the PEs with this PE's local rank on every host.
     pub const SAME_MYPE_NODE: TeamHandle = TeamHandle(4);
 
     fn slot(self) -> usize {
@@ -97,22 +77,30 @@ pub const PREDEFINED: usize = 4;
 /// What kind of team this is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TeamKind {
+    /// `SHMEM_TEAM_WORLD`.
     World,
+    /// `SHMEM_TEAM_SHARED`.
     Shared,
+    /// `SHMEMX_TEAM_NODE`.
     Node,
+    /// `SHMEMX_TEAM_SAME_MYPE_NODE`.
     SameMypeNode,
+    /// A team the program made.
     User,
 }
 
 /// One team as this PE knows it.
 #[derive(Debug)]
 pub struct TeamInner {
+    /// The members (world PEs, in team order).
     pub pes: PeSet,
     /// This PE's number in the team.
     pub my_index: usize,
     /// The team's slot (the same on every member).
     pub slot: usize,
+    /// The configuration it was made with.
     pub config: TeamConfig,
+    /// Predefined or made by the program.
     pub kind: TeamKind,
     epoch: AtomicU64,
     allreduces: AtomicU64,
@@ -132,6 +120,9 @@ pub struct TeamInner {
     /// The flag value that every other host group's flag on a leader reaches once each of
     /// them entered the latest staged exchange (the credit of the next one, see `coll::hier`).
     staged_credit: AtomicU64,
+    /// What this PE knows of the team's ring of small broadcasts between hosts (see
+    /// `coll::hier::broadcast_ring`); made at first use.
+    broadcast_ring: OnceLock<BroadcastRing>,
     /// Whether an operation of the safe Rust API is under way on this team (see
     /// [`TeamInner::claim`]).
     busy: AtomicBool,
@@ -164,6 +155,7 @@ impl TeamInner {
             host_groups: OnceLock::new(),
             staged_exchanges: AtomicU64::new(0),
             staged_credit: AtomicU64::new(0),
+            broadcast_ring: OnceLock::new(),
             busy: AtomicBool::new(false),
             color_splits: AtomicU64::new(0),
         }
@@ -256,7 +248,7 @@ impl TeamInner {
     }
 
     /// The team's host groups, when its members span hosts and there are at most
-    /// [`crate::coll::hier::MAX_GROUPS`] of them: then its syncs and collectives are
+    /// `coll::hier::MAX_GROUPS` of them: then its syncs and collectives are
     /// hierarchical (`coll::hier`). `None` for a team within one host (the shared-memory
     /// algorithms, unchanged) and for a team over more hosts (the flat algorithms of
     /// `coll::across`). The same answer on every member.
@@ -280,6 +272,11 @@ impl TeamInner {
     pub fn take_staged_exchanges(&self, k: u64, entered: u64) -> (u64, u64) {
         let first = self.staged_exchanges.fetch_add(k, Ordering::Relaxed);
         (first, self.staged_credit.swap(entered, Ordering::Relaxed))
+    }
+
+    /// The team's broadcast ring between hosts, over `groups` host groups.
+    pub(crate) fn broadcast_ring(&self, groups: usize) -> &BroadcastRing {
+        self.broadcast_ring.get_or_init(|| BroadcastRing::new(groups))
     }
 }
 
@@ -343,10 +340,18 @@ pub struct Teams {
     /// written under the entry's write lock, the pointer valid while the entry holds the Arc.
     mirrors: Box<[Mirror]>,
     slot_bytes: usize,
+    /// The world team.
     pub world: Arc<TeamInner>,
     /// Sequence of this PE's unique ids (team_init).
     pub(crate) next_uid_seq: AtomicU64,
+    /// The teams of the active sets this PE's deprecated collectives used, by (start, stride,
+    /// size); `None`: no team could be made, the set takes the pSync algorithms
+    /// (`coll::active`).
+    pub(crate) active_sets: Mutex<ActiveSetTeams>,
 }
+
+/// The teams of active sets, by (start, stride, size).
+pub(crate) type ActiveSetTeams = std::collections::HashMap<(usize, usize, usize), Option<Arc<TeamInner>>>;
 
 impl std::fmt::Debug for Teams {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -386,6 +391,7 @@ impl Teams {
             slot_bytes,
             world: world.clone(),
             next_uid_seq: AtomicU64::new(1),
+            active_sets: Mutex::default(),
         };
         teams.publish(world, 0);
         // SHARED and NODE hold the PEs of this host; SAME_MYPE_NODE the PEs with this PE's
@@ -421,6 +427,14 @@ impl Teams {
         mirror.generation.store(generation, Ordering::Release);
         *entry = HandleEntry { generation, team: Some(team) };
         handle
+    }
+
+    /// Registers the team of an active set (`coll::active`), whose members agreed on `slot`
+    /// (claimed here) and on starting after `base_epoch`.
+    pub(crate) fn adopt(&self, pes: PeSet, me: usize, slot: usize, base_epoch: u64) -> Arc<TeamInner> {
+        let team = Arc::new(TeamInner::new(pes, me, slot, base_epoch, TeamConfig::default(), TeamKind::User));
+        self.register(team.clone());
+        team
     }
 
     /// Registers a newly created team on its (claimed) slot; returns its handle.

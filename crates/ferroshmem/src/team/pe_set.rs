@@ -11,9 +11,21 @@ use std::sync::Arc;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PeSet {
     /// Member i is world PE `start + i * stride`.
-    Strided { start: u32, stride: i64, size: u32 },
+    Strided {
+        /// World PE of member 0.
+        start: u32,
+        /// Distance between consecutive members (negative: descending).
+        stride: i64,
+        /// Members.
+        size: u32,
+    },
     /// Member i is `members[i]`; `index[world_pe]` is its member number or -1.
-    List { members: Arc<[u32]>, index: Arc<[i32]> },
+    List {
+        /// World PE of each member.
+        members: Arc<[u32]>,
+        /// Member number of each world PE, -1 for none.
+        index: Arc<[i32]>,
+    },
 }
 
 /// Why a triplet does not describe a subset of the parent.

@@ -205,8 +205,22 @@ impl<'a> Record<'a> {
 /// The outcome every member computes.
 #[derive(Debug)]
 pub enum InitOutcome {
-    Done { members: Vec<u32>, slot: usize, base_epoch: u64 },
-    Failed { code: u32, reason: String },
+    /// The team is made.
+    Done {
+        /// World PEs of the members, in team order.
+        members: Vec<u32>,
+        /// The team's slot.
+        slot: usize,
+        /// Its first epoch comes after this one.
+        base_epoch: u64,
+    },
+    /// It is not: the same code and reason on every member.
+    Failed {
+        /// A `team::codes` value.
+        code: u32,
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 /// One member's part in a `team_init`.
