@@ -62,15 +62,24 @@ macro_rules! on_set {
         match group {
             SetGroup::World => {
                 let $g = &mut TeamGroup::new(&$rt.teams.world);
-                check((|| $body)())
+                // The closure gives `?` in the body a Result to return into.
+                #[allow(clippy::redundant_closure_call)]
+                let result = (|| $body)();
+                check(result)
             }
             SetGroup::Team(team) => {
                 let $g = &mut TeamGroup::new(&team);
-                check((|| $body)())
+                // The closure gives `?` in the body a Result to return into.
+                #[allow(clippy::redundant_closure_call)]
+                let result = (|| $body)();
+                check(result)
             }
             SetGroup::Set(mut set) => {
                 let $g = &mut set;
-                check((|| $body)())
+                // The closure gives `?` in the body a Result to return into.
+                #[allow(clippy::redundant_closure_call)]
+                let result = (|| $body)();
+                check(result)
             }
         }
     }};
