@@ -104,9 +104,27 @@ fn bad_command_lines_are_refused() {
     let out = Command::new(common::oshrun()).args(["-n", "2", "/nonexistent/program"]).output().unwrap();
     assert_eq!(out.status.code(), Some(127));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start /nonexistent/program"));
+    // A file that exists and may be executed but is no program: the PE that tried says why.
+    let junk = common::scratch_dir().join(format!("not-a-program-{}", std::process::id()));
+    std::fs::write(&junk, b"\x00\x01 no program").unwrap();
+    std::fs::set_permissions(&junk, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = Command::new(common::oshrun()).args(["-n", "3"]).arg(&junk).output().unwrap();
+    std::fs::remove_file(&junk).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(127), "{err}");
+    assert!(err.contains("cannot start") && err.contains("Exec format error"), "{err}");
     let out = Command::new(common::oshrun()).args(["--bind-to", "socket", "true"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--bind-to socket: expected auto, core or none"));
+    // 4096 x 64 TiB: more address space than a process has (47 or 57 bits): said at start.
+    let out = Command::new(common::oshrun())
+        .env("SHMEM_SYMMETRIC_SIZE", "64T")
+        .args(["-n", "4096", "true"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("a job of 4096 PEs needs 256.0 PiB of address space in every PE"), "{err}");
     let out =
         Command::new(common::oshrun()).env("SHMEM_SYMMETRIC_SIZE", "lots").args(["true"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -175,4 +193,28 @@ fn all_pes_on_one_core_complete() {
         );
         assert!(!r.timed_out && r.status == Some(0), "{n} PEs: {:?}\n{}\n{}", r.status, r.stdout, r.stderr);
     }
+}
+
+/// 256 PEs (128 a core here) with the default heap start, reach each other, print and end
+/// well within the time limit: start-up grows with the job size, not its square (issue 12.3;
+/// 1024 PEs took more than 200 s, docs/PERFORMANCE.md "Start-up of many PEs").
+#[test]
+fn a_job_of_256_pes_starts_prints_and_ends() {
+    let n = 256;
+    let prog = common::compile_c(&common::repo_root().join("tests/launch/many_pes.c"));
+    let r = common::run_job(n, &prog, &[], &[], Duration::from_secs(60));
+    assert!(!r.timed_out, "{n} PEs did not end within 60 s; stderr:\n{}", r.stderr);
+    assert_eq!(r.status, Some(0), "stderr:\n{}", r.stderr);
+    let mut lines: Vec<&str> = r.stdout.lines().collect();
+    lines.sort_unstable();
+    let mut want: Vec<String> = (0..n)
+        .map(|me| {
+            let left = (me + n - 1) % n;
+            let right = 1000 + (me + 1) % n;
+            format!("PE {me} of {n}: {n} arrived, left {left}, right {right}")
+        })
+        .collect();
+    want.sort_unstable();
+    assert_eq!(lines, want, "stderr:\n{}", r.stderr);
+    eprintln!("{n} PEs: {:.2} s", r.elapsed.as_secs_f64());
 }

@@ -75,6 +75,7 @@ impl Pmix {
 impl Pmix {
     /// Connects to the launcher's PMIx server.
     pub fn init() -> Result<Pmix> {
+        crate::ffi::load()?;
         let mut rank = 0u32;
         // SAFETY: a valid out-pointer.
         crate::check("PMIx_Init", unsafe { crate::ffi::fsh_pmix_init(&mut rank) })?;

@@ -154,6 +154,11 @@ impl Layout {
         if n_pes == 0 || n_pes > (1 << 24) {
             return Err(Error::Bootstrap(format!("unsupported number of PEs: {n_pes}")));
         }
+        if heap_size > isize::MAX as usize || team_slots > (1 << 32) {
+            return Err(Error::Bootstrap(format!(
+                "unsupported heap size {heap_size} (SHMEM_SYMMETRIC_SIZE) or team slots {team_slots} (SHMEMX_TEAM_SLOTS)"
+            )));
+        }
         let heap_size = round_up(heap_size.max(REGION_ALIGN), REGION_ALIGN);
         let slot_words = slot_words(n_pes);
         let stages = round_up(
@@ -162,6 +167,18 @@ impl Layout {
         );
         let ctrl_stride = stages + team_slots * STAGE_BYTES;
         let heap_base = round_up(CTRL_BASE + n_pes * ctrl_stride, REGION_ALIGN);
+        // Every offset of the file, and the address space a PE reserves for it, must fit.
+        n_pes
+            .checked_mul(heap_size)
+            .and_then(|heaps| heaps.checked_add(heap_base))
+            .and_then(|len| len.checked_add(MAX_HEAP_ALIGN))
+            .filter(|&len| len <= isize::MAX as usize)
+            .ok_or_else(|| {
+                Error::Bootstrap(format!(
+                    "a job of {n_pes} PEs with {} of symmetric heap each (SHMEM_SYMMETRIC_SIZE) does not fit in an address space",
+                    human_bytes(heap_size)
+                ))
+            })?;
         Ok(Layout { n_pes, heap_size, team_slots, ctrl_stride, heap_base, slot_words })
     }
 
@@ -194,6 +211,59 @@ impl Layout {
     /// Bytes of the file before the static-data copies.
     pub fn fixed_len(&self) -> usize {
         self.static_base()
+    }
+
+    /// Address space that every PE of the job reserves: the file up to the static data, plus
+    /// the slack that puts its heap on a [`MAX_HEAP_ALIGN`] boundary.
+    pub fn address_space(&self) -> usize {
+        self.fixed_len().saturating_add(MAX_HEAP_ALIGN)
+    }
+
+    /// Checks, before any PE starts, that a process here can reserve
+    /// [`Self::address_space`]: the one hard limit that grows with the job's size and heap
+    /// (n × (heap + control block); 47-bit address spaces give a process 128 TiB). The error
+    /// names the figures and what to change, instead of every PE failing in its own mmap.
+    pub fn check_address_space(&self) -> Result<()> {
+        let span = self.address_space();
+        // SAFETY: a fresh PROT_NONE reservation at an address the kernel picks aliases nothing,
+        // and is unmapped at once.
+        let reserved = unsafe {
+            mmap_anonymous(std::ptr::null_mut(), span, ProtFlags::empty(), MapFlags::PRIVATE | MapFlags::NORESERVE)
+        };
+        match reserved {
+            Ok(p) => {
+                // SAFETY: unmaps exactly the reservation just made.
+                let _ = unsafe { munmap(p, span) };
+                Ok(())
+            }
+            Err(e) => Err(Error::Bootstrap(format!(
+                "a job of {n} PEs needs {total} of address space in every PE: {n} x ({heap} of symmetric heap \
+                 (SHMEM_SYMMETRIC_SIZE) + {ctrl} of control block ({slots} team slots, SHMEMX_TEAM_SLOTS)), \
+                 more than a process may reserve here ({e}); use fewer PEs, a smaller SHMEM_SYMMETRIC_SIZE \
+                 or fewer SHMEMX_TEAM_SLOTS",
+                n = self.n_pes,
+                total = human_bytes(span),
+                heap = human_bytes(self.heap_size),
+                ctrl = human_bytes(self.ctrl_stride),
+                slots = self.team_slots,
+            ))),
+        }
+    }
+}
+
+/// `bytes` in the largest binary unit that keeps a number of at least 1 (`1.5 GiB`).
+pub(crate) fn human_bytes(bytes: usize) -> String {
+    const UNITS: [&str; 6] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
     }
 }
 
@@ -495,6 +565,21 @@ mod tests {
         assert_eq!(l.heap_base % REGION_ALIGN, 0);
         assert_eq!(l.heap_size % REGION_ALIGN, 0);
         assert!(l.heap_size >= 100 << 20);
+    }
+
+    #[test]
+    fn address_space_is_checked_before_start() {
+        assert_eq!(human_bytes(512), "512 bytes");
+        assert_eq!(human_bytes(3 << 29), "1.5 GiB");
+        let fits = Layout::new(4, 1 << 20, 16).unwrap();
+        fits.check_address_space().unwrap();
+        // 4 x 64 TiB: more than any 47-bit (128 TiB) or 56-bit address space allows here.
+        let too_big = Layout::new(1 << 16, 1 << 46, 16).unwrap();
+        let msg = too_big.check_address_space().unwrap_err().to_string();
+        assert!(msg.contains("a job of 65536 PEs needs") && msg.contains("SHMEM_SYMMETRIC_SIZE"), "{msg}");
+        let msg = Layout::new(1 << 24, 1 << 50, 16).unwrap_err().to_string();
+        assert!(msg.contains("does not fit in an address space"), "{msg}");
+        assert!(Layout::new(2, usize::MAX, 16).is_err());
     }
 
     #[test]

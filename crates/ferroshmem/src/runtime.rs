@@ -671,6 +671,17 @@ impl Runtime {
         }
     }
 
+    /// [`Self::wait_until`] for a condition on words that every writer notifies (the syncs'
+    /// flags and counters): on one host such a sleep need not wake for plain stores, so it
+    /// backs off (see [`wait::wait_until_rung`]); across hosts it is the usual wait.
+    #[inline]
+    fn wait_until_rung(&self, owner: usize, mut ready: impl FnMut() -> bool) {
+        match &self.net {
+            None => wait::wait_until_rung(&self.wait, self.ctrl.pe(owner), ready),
+            Some(_) => self.wait_until(owner, &mut ready),
+        }
+    }
+
     /// A wait in a job across hosts: first progress the network here (the progress thread
     /// stands aside meanwhile), yielding after each look, for as long as a waiter would spin and
     /// yield; then sleep as usual, with the progress thread serving the network again and
@@ -767,7 +778,7 @@ impl Runtime {
             self.ctrl.slot(to, slot)[round].store(epoch, Ordering::Release);
             self.notify(to);
             let flag = &my_slot[round];
-            self.wait_until(self.my_pe, || flag.load(Ordering::Acquire) >= epoch);
+            self.wait_until_rung(self.my_pe, || flag.load(Ordering::Acquire) >= epoch);
             dist <<= 1;
             round += 1;
         }
@@ -818,7 +829,7 @@ impl Runtime {
         if core_aware {
             self.poll_while_core_idle(slot, n, &member, epoch, cpu, released);
         }
-        self.wait_until(root, released);
+        self.wait_until_rung(root, released);
     }
 
     /// A PE waiting in a central sync whose core has no other PE still to arrive keeps

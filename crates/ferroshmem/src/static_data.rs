@@ -3,7 +3,8 @@
 //! At init each PE finds the writable part of its executable's data segment (after RELRO),
 //! copies it into its own slot of the job file, and maps that slot over the same addresses with
 //! MAP_FIXED | MAP_SHARED: the program keeps running on identical bytes, now in shared memory.
-//! It then maps every other PE's slot, so a remote static variable is at
+//! The slots of all PEs lie end to end in the file and are mapped once, together (one mapping
+//! per PE, not one per PE and copy), so a remote static variable is at
 //! `slot_base[pe] + (addr - segment_start)`. All PEs run the same executable, so offsets agree
 //! even where ASLR put the segment at different addresses.
 //!
@@ -73,7 +74,8 @@ pub(crate) struct SharedStatics {
     pub segment: Segment,
     /// Address of PE i's copy in this process (our own entry is `segment.start`).
     pub bases: Vec<usize>,
-    _mappings: Vec<Mapping>,
+    /// Every PE's copy (ours too, but ours is used at its original address).
+    _all: Mapping,
 }
 
 impl SharedStatics {
@@ -89,13 +91,20 @@ impl SharedStatics {
         let layout = job.layout();
         let stride = segment.len;
         let slot = |pe: usize| layout.static_base() + pe * stride;
-        job.ensure_len(slot(layout.n_pes))?;
-        // Copy our bytes into our slot through a temporary mapping...
-        let staging = Mapping::shared(job.fd(), slot(my_pe), stride)?;
-        // SAFETY: the source is our own mapped, writable segment; the destination a fresh
-        // mapping of the same length; they do not overlap.
-        unsafe { std::ptr::copy_nonoverlapping(segment.start as *const u8, staging.ptr, stride) };
-        drop(staging);
+        let total = layout.n_pes.checked_mul(stride).ok_or_else(|| {
+            Error::Bootstrap(format!("static data of {stride} bytes times {} PEs is too large", layout.n_pes))
+        })?;
+        job.ensure_len(slot(0) + total)?;
+        // Every PE's copy in one mapping: one mmap per PE rather than one per PE and copy (a
+        // job of n PEs made n^2 mappings of the job file, 19% of the start-up of 256 PEs,
+        // docs/PERFORMANCE.md "Start-up").
+        let all = Mapping::shared(job.fd(), slot(0), total)?;
+        // Copy our bytes into our slot...
+        // SAFETY: the source is our own mapped, writable segment; the destination our slot
+        // inside the fresh mapping `all` (my_pe < n_pes); they do not overlap.
+        unsafe {
+            std::ptr::copy_nonoverlapping(segment.start as *const u8, all.ptr.add(my_pe * stride), stride)
+        };
         // ...then put the slot over the segment. Same bytes, now shared.
         // SAFETY: MAP_FIXED replaces exactly the page range of our writable data segment with
         // a mapping that holds identical content; no other thread runs during init.
@@ -110,19 +119,13 @@ impl SharedStatics {
             )
         }
         .map_err(|e| Error::Bootstrap(format!("remapping static data into shared memory: {e}")))?;
-        let mut bases = Vec::with_capacity(layout.n_pes);
-        let mut mappings = Vec::with_capacity(layout.n_pes.saturating_sub(1));
-        for pe in 0..layout.n_pes {
-            if pe == my_pe {
-                bases.push(segment.start);
-            } else if !is_local(pe) {
-                bases.push(0);
-            } else {
-                let m = Mapping::shared(job.fd(), slot(pe), stride)?;
-                bases.push(m.ptr as usize);
-                mappings.push(m);
-            }
-        }
-        Ok(SharedStatics { segment, bases, _mappings: mappings })
+        let bases = (0..layout.n_pes)
+            .map(|pe| match pe {
+                _ if pe == my_pe => segment.start,
+                _ if !is_local(pe) => 0,
+                _ => all.ptr as usize + pe * stride,
+            })
+            .collect();
+        Ok(SharedStatics { segment, bases, _all: all })
     }
 }
