@@ -612,6 +612,7 @@ pub extern "C" fn shmemx_team_create_test(req: usize) -> c_int {
 pub extern "C" fn shmemx_team_create_wait(req: usize) -> c_int {
     const R: &str = "shmemx_team_create_wait";
     let rt = rt(R);
+    let _call = rt.enter_call(R, None);
     let waiter = requests()
         .as_ref()
         .and_then(|r| r.pending.get(&(req as u64)))

@@ -20,6 +20,27 @@ pub struct PeCtrl {
     /// The CPU this PE last ran a central sync on, plus one (0: not known yet).
     pub cpu: AtomicU32,
     _pad: [u8; 48],
+    /// What this PE is doing, for hang reports (its own cache line: only this PE writes it,
+    /// except `ended`, which oshrun writes once the process has ended).
+    pub state: PeState,
+}
+
+/// What a PE publishes about itself for hang reports (see `activity`): read by the other PEs
+/// of its host and by oshrun, written with Relaxed stores and never fenced.
+#[repr(C, align(64))]
+#[derive(Debug)]
+pub struct PeState {
+    /// `activity::Call` encoded: in a call (routine id, team slot), outside the library since
+    /// a clock time, or finished.
+    pub call: AtomicU64,
+    /// The team's call number of the call in `call` (this PE's count of calls on the team).
+    pub seq: AtomicU64,
+    /// The clock (CLOCK_MONOTONIC ms) when the current call's wait began to sleep (0: not).
+    pub blocked_since: AtomicU64,
+    /// Written by oshrun when the process ended: bit 63, bit 62 for a signal, the status or
+    /// signal number in the low 32 bits.
+    pub ended: AtomicU64,
+    _pad: [u8; 32],
 }
 
 const _: () = assert!(std::mem::size_of::<PeCtrl>() <= CTRL_FIXED);

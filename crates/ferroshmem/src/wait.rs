@@ -32,6 +32,9 @@ pub struct WaitPolicy {
     pub sleep_for: Duration,
     /// More PEs than cores: algorithms should minimise how often each PE must run.
     pub oversubscribed: bool,
+    /// A wait in a team call that has slept this long prints a hang report (`SHMEMX_HANG_REPORT`,
+    /// milliseconds; 0: never).
+    pub hang_report_ms: u64,
 }
 
 impl WaitPolicy {
@@ -51,6 +54,7 @@ impl WaitPolicy {
                     .max(1),
             ),
             oversubscribed,
+            hang_report_ms: crate::activity::hang_report_ms_from_env(),
         }
     }
 }
@@ -98,6 +102,9 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, ready: &mut dyn FnMut() -> boo
         tv_sec: policy.sleep_for.as_secs() as _,
         tv_nsec: policy.sleep_for.subsec_nanos() as _,
     };
+    // Only waits that sleep read the clock: when this one began to block (for hang reports),
+    // and after each wake-up whether it has waited long enough for a report.
+    let mut watch = crate::activity::Watch::start();
     loop {
         let bell = owner.doorbell.load(Ordering::SeqCst);
         owner.armed.store(1, Ordering::SeqCst);
@@ -118,6 +125,7 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, ready: &mut dyn FnMut() -> boo
         if ready() {
             return;
         }
+        watch.look();
     }
 }
 

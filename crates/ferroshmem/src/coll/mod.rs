@@ -811,6 +811,7 @@ pub fn broadcast(
     root: usize,
     update_root: bool,
 ) -> Result<()> {
+    let _call = rt.enter_call(routine, g.team());
     g.check(rt, || Signature::new("shmem_broadcast", &[nbytes as i64, root as i64]))?;
     if root >= g.n() {
         return Err(Error::invalid(routine, "PE_root", format!("{root} not below team size {}", g.n())));
@@ -858,6 +859,7 @@ pub fn fcollect(
     src: usize,
     nbytes: usize,
 ) -> Result<()> {
+    let _call = rt.enter_call(routine, g.team());
     g.check(rt, || Signature::new("shmem_fcollect", &[nbytes as i64]))?;
     if g.spans_hosts(rt) {
         return across::fcollect(rt, g, routine, dest, src, nbytes);
@@ -911,6 +913,7 @@ pub fn collect(
     nbytes: Option<usize>,
     dest_cap: usize,
 ) -> Result<usize> {
+    let _call = rt.enter_call(routine, g.team());
     g.check(rt, || Signature::new("shmem_collect", &[]))?;
     if g.spans_hosts(rt) {
         return across::collect(rt, g, routine, dest, src, nbytes, dest_cap);
@@ -997,6 +1000,7 @@ pub fn alltoalls(
     sst: usize,
     nelems: usize,
 ) -> Result<()> {
+    let _call = rt.enter_call(routine, g.team());
     g.check(rt, || Signature::new("shmem_alltoalls", &[elem as i64, dst as i64, sst as i64, nelems as i64]))?;
     let n = g.n();
     if nelems > 0 && (dst == 0 || sst == 0) {
@@ -1179,6 +1183,7 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     src: usize,
     count: usize,
 ) -> Result<()> {
+    let _call = rt.enter_call(routine, g.team());
     g.check(rt, || {
         Signature::new(checked_reduce_name(O::NAME), &[count as i64, std::mem::size_of::<T>() as i64])
     })?;
