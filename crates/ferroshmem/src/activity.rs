@@ -713,7 +713,11 @@ fn report_hang(rt: &Runtime, now: u64) {
     if first_waiting.is_some_and(|pe| pe != rt.my_pe) {
         return;
     }
-    if !HeaderView::new(&rt.map).claim_hang_report((slot as u64 + 1) << 40 | seq) {
+    // Once per call: by this PE (whose later waits in the same call would find the time
+    // passed at once), and by one PE of the host.
+    static REPORTED: AtomicU64 = AtomicU64::new(0);
+    let key = (slot as u64 + 1) << 40 | seq;
+    if REPORTED.swap(key, Ordering::Relaxed) == key || !HeaderView::new(&rt.map).claim_hang_report(key) {
         return;
     }
     let name = team_name(&rt.ctrl, rt.my_pe, slot);
