@@ -226,6 +226,7 @@ to_all!(complexd: Complex<f64> => Sum/sum, Prod/prod);
 #[no_mangle]
 pub extern "C" fn shmem_barrier(start: c_int, log_stride: c_int, size: c_int, psync: *mut c_long) {
     on_set("shmem_barrier", start, log_stride, size, psync, |rt, set| {
+        let _call = rt.enter_call("shmem_barrier", None);
         rt.quiet();
         set.barrier(rt);
         Ok(())
@@ -236,6 +237,7 @@ pub extern "C" fn shmem_barrier(start: c_int, log_stride: c_int, size: c_int, ps
 #[no_mangle]
 pub extern "C" fn shmem_sync(start: c_int, log_stride: c_int, size: c_int, psync: *mut c_long) {
     on_set("shmem_sync", start, log_stride, size, psync, |rt, set| {
+        let _call = rt.enter_call("shmem_sync", None);
         set.barrier(rt);
         Ok(())
     });

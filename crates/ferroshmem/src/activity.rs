@@ -53,6 +53,10 @@ const KIND_IN_CALL: u64 = 1;
 const KIND_OUTSIDE: u64 = 2;
 const KIND_FINISHED: u64 = 3;
 const LOW_MASK: u64 = (1 << KIND_SHIFT) - 1;
+/// In a call's word: its wait has begun to sleep, and `PeState::blocked_since` says when (so
+/// leaving a call, which writes a new word, needs no second store to clear the time).
+const BLOCKED: u64 = 1 << 61;
+const ROUTINE_MASK: u64 = BLOCKED - 1;
 
 /// What a PE is doing, as its `PeState::call` word says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,7 +92,7 @@ impl Doing {
             KIND_IN_CALL => {
                 let slot = word & 0xffff_ffff;
                 Doing::InCall {
-                    routine: ((word & LOW_MASK) >> 32) as u32,
+                    routine: ((word & ROUTINE_MASK) >> 32) as u32,
                     team_slot: (slot != 0).then(|| slot as usize - 1),
                 }
             }
@@ -318,6 +322,7 @@ pub struct CallGuard<'a> {
 }
 
 impl Runtime {
+    #[inline]
     fn my_state(&self) -> &PeState {
         &self.ctrl.pe(self.my_pe).state
     }
@@ -329,13 +334,14 @@ impl Runtime {
     pub fn enter_call(&self, routine: &'static str, team: Option<&TeamInner>) -> CallGuard<'_> {
         let state = self.my_state();
         let prev_call = state.call.load(Ordering::Relaxed);
-        if let (Some(t), Doing::InCall { team_slot: Some(s), .. }) = (team, Doing::decode(prev_call)) {
-            if s == t.slot {
+        let mut seq = 0;
+        if let Some(t) = team {
+            if prev_call >> KIND_SHIFT == KIND_IN_CALL && prev_call & 0xffff_ffff == t.slot as u64 + 1 {
                 return CallGuard { rt: None, prev_call, prev_seq: 0 };
             }
+            seq = t.next_call_seq();
         }
-        let seq = team.map(|t| (t.slot, t.next_call_seq()));
-        self.enter_call_as(routine, seq)
+        self.publish_call(state, prev_call, routine, team.map(|t| (t.slot, seq)))
     }
 
     /// [`Self::enter_call`] with the team's slot and call number given (a team creation took
@@ -343,8 +349,20 @@ impl Runtime {
     #[inline]
     pub fn enter_call_as(&self, routine: &'static str, team: Option<(usize, u64)>) -> CallGuard<'_> {
         let state = self.my_state();
-        let prev_call = state.call.load(Ordering::Relaxed);
-        let prev_seq = state.seq.load(Ordering::Relaxed);
+        self.publish_call(state, state.call.load(Ordering::Relaxed), routine, team)
+    }
+
+    #[inline]
+    fn publish_call<'a>(
+        &'a self,
+        state: &PeState,
+        prev_call: u64,
+        routine: &'static str,
+        team: Option<(usize, u64)>,
+    ) -> CallGuard<'a> {
+        // The previous call number matters only to a nested call, which restores it.
+        let prev_seq =
+            if prev_call >> KIND_SHIFT == KIND_IN_CALL { state.seq.load(Ordering::Relaxed) } else { 0 };
         state.seq.store(team.map_or(0, |t| t.1), Ordering::Relaxed);
         let doing = Doing::InCall { routine: routine_id(routine), team_slot: team.map(|t| t.0) };
         state.call.store(doing.encode(), Ordering::Relaxed);
@@ -370,10 +388,7 @@ impl Drop for CallGuard<'_> {
     fn drop(&mut self) {
         let Some(rt) = self.rt else { return };
         let state = rt.my_state();
-        if state.blocked_since.load(Ordering::Relaxed) != 0 {
-            state.blocked_since.store(0, Ordering::Relaxed);
-        }
-        if let Doing::InCall { .. } = Doing::decode(self.prev_call) {
+        if self.prev_call >> KIND_SHIFT == KIND_IN_CALL {
             state.seq.store(self.prev_seq, Ordering::Relaxed);
             state.call.store(self.prev_call, Ordering::Relaxed);
         } else {
@@ -391,7 +406,7 @@ impl Drop for CallGuard<'_> {
 /// written by each member into its own slot when the team is made: after `team::color`'s
 /// entries, before the eager ring (`coll::W_SCRATCH`); nothing else uses these words.
 pub const W_DESC: usize = 104;
-const DESC_WORDS: usize = 9;
+const DESC_WORDS: usize = 8;
 const _: () = assert!(W_DESC >= crate::team::color::W_COLOR + 8);
 const _: () = assert!(W_DESC + DESC_WORDS <= crate::coll::W_SCRATCH);
 const DESC_TAG: u64 = 0x4445_5343 << 16; // "DESC"
@@ -515,10 +530,12 @@ pub(crate) struct Snapshot {
 
 pub(crate) fn snapshot(ctrl: &CtrlTable, pe: usize) -> Snapshot {
     let s = &ctrl.pe(pe).state;
+    let call = s.call.load(Ordering::Relaxed);
+    let blocked = call >> KIND_SHIFT == KIND_IN_CALL && call & BLOCKED != 0;
     Snapshot {
-        doing: Doing::decode(s.call.load(Ordering::Relaxed)),
+        doing: Doing::decode(call),
         seq: s.seq.load(Ordering::Relaxed),
-        blocked_since: s.blocked_since.load(Ordering::Relaxed),
+        blocked_since: if blocked { s.blocked_since.load(Ordering::Relaxed) } else { 0 },
         ended: s.ended.load(Ordering::Relaxed),
     }
 }
@@ -622,9 +639,11 @@ fn call_lines(
         }
     }
     let _ = writeln!(out, "{indent}waiting in this call: {}", ranges(&waiting));
+    let mut differ = false;
     for &pe in &waiting {
         let s = snapshot(ctrl, pe);
         if s.team_call().is_some_and(|c| c.0 != call.0) {
+            differ = true;
             let _ = writeln!(out, "{indent}  PE {pe} is in a different routine: {}", describe(ctrl, pe, now));
         }
     }
@@ -632,7 +651,8 @@ fn call_lines(
         let _ = writeln!(out, "{indent}done with this call: {}", ranges(&beyond));
     }
     if missing.is_empty() && elsewhere.is_empty() {
-        let _ = writeln!(out, "{indent}every member has arrived");
+        let why = if differ { " (in different routines: the calls do not match)" } else { "" };
+        let _ = writeln!(out, "{indent}every member has arrived{why}");
     }
     for &pe in &missing {
         let _ = writeln!(out, "{indent}not arrived: PE {pe}: {}", describe(ctrl, pe, now));
@@ -671,12 +691,18 @@ impl Watch {
         };
         let now = now_ms();
         HeaderView::new(&rt.map).tick_clock(now, LOOK_EVERY_MS);
+        // The call's first sleeping wait records when; a later wait of the same call keeps it.
         let state = rt.my_state();
-        let mut since = state.blocked_since.load(Ordering::Relaxed);
-        if since == 0 {
-            since = now;
+        let call = state.call.load(Ordering::Relaxed);
+        let since = if call >> KIND_SHIFT != KIND_IN_CALL {
+            now
+        } else if call & BLOCKED != 0 {
+            state.blocked_since.load(Ordering::Relaxed)
+        } else {
             state.blocked_since.store(now, Ordering::Relaxed);
-        }
+            state.call.store(call | BLOCKED, Ordering::Relaxed);
+            now
+        };
         Watch { rt: Some(rt), since, next_look: now + LOOK_EVERY_MS, done: rt.wait.hang_report_ms == 0 }
     }
 

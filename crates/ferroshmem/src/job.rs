@@ -46,7 +46,7 @@ pub(crate) const PAGE: usize = 4096;
 pub(crate) const CTRL_BASE: usize = PAGE;
 /// Words of a team slot before its mailboxes: sync flags (0..32), central sync (32, 40),
 /// checked-mode arguments (48..64), collective flags (64..88), split_color entries (96..104,
-/// `team::color`), the eager scratch ring
+/// `team::color`), the team's description for hang reports (104..112, `activity`), the eager scratch ring
 /// (128..256), the central mailbox (256..384) (see `coll`), and the words of teams across
 /// hosts (384..512, [`SLOT_HOST_WORDS`]).
 pub(crate) const SLOT_FIXED_WORDS: usize = 512;

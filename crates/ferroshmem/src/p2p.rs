@@ -395,8 +395,10 @@ pub fn set_lock(rt: &Runtime, lock: *const i64) -> Result<()> {
         LockWord::Net { .. } => {
             // Poll the word on PE 0's host, backing off to at most 100 µs between looks.
             let mut pause = std::time::Duration::from_micros(1);
+            let mut watch = None;
             while word.amo(rt, ROUTINE, AmoOp::Fetch)? as u32 != ticket {
                 std::thread::sleep(pause);
+                watch.get_or_insert_with(crate::activity::Watch::start).look();
                 pause = (pause * 2).min(std::time::Duration::from_micros(100));
             }
         }

@@ -8,6 +8,11 @@
 //! oshrun's life (PR_SET_PDEATHSIG), so nothing outlives the job. When the PEs outnumber the
 //! CPUs oshrun may use, each PE is pinned to one of them, round-robin (`--bind-to`).
 //!
+//! Hang reports: oshrun maps the job's control blocks (`JobStates`), keeps the job's coarse
+//! clock moving (every 50 ms, with which PEs stamp the time they leave the library), records
+//! how each PE ended, and prints every PE's state on SIGUSR1 (the job goes on) and on SIGINT
+//! before it ends the job.
+//!
 //! Across hosts (`--host h1:2,h2:2` or `--hostfile FILE`) oshrun hands the job to Open MPI's
 //! `mpirun` (`$OSHRUN_MPIRUN`, default `mpirun` from PATH), which starts the PEs on the hosts
 //! and serves them PMIx; the PEs bootstrap from PMIx (see the core's `bootstrap` module).

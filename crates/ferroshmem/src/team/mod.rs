@@ -116,6 +116,9 @@ pub struct TeamInner {
     pub config: TeamConfig,
     pub kind: TeamKind,
     epoch: AtomicU64,
+    /// This PE's calls on the team so far (collectives, syncs, creations from it): the call
+    /// number that hang reports show (`activity`). Beside `epoch`, which every call takes.
+    calls: AtomicU64,
     allreduces: AtomicU64,
     handle: AtomicU64,
     destroyed: AtomicBool,
@@ -139,9 +142,6 @@ pub struct TeamInner {
     /// Successful `split_color`s with this team as the parent (which buffer of
     /// [`color`] entries is next).
     color_splits: AtomicU64,
-    /// This PE's calls on the team so far (collectives, syncs, creations from it): the call
-    /// number that hang reports show (`activity`).
-    calls: AtomicU64,
 }
 
 impl TeamInner {
@@ -677,10 +677,21 @@ impl CreateRequest {
 
     /// Polls until finished.
     pub fn wait(mut self, rt: &Runtime) -> Result<Created> {
-        let _call = rt.enter_call_as(self.routine, self.call);
+        let _call = self.publish(rt, self.routine);
         let waiter = self.waiter(rt);
         wait_creation(rt, waiter, || self.poll(rt).is_some());
         self.take()
+    }
+
+    /// Publishes that this PE is in `routine` (the creation's own, or the routine that waits
+    /// for it) on the parent, in the creation's call, until the guard drops (hang reports).
+    pub fn publish<'a>(&self, rt: &'a Runtime, routine: &'static str) -> activity::CallGuard<'a> {
+        rt.enter_call_as(routine, self.call)
+    }
+
+    /// The routine that started this creation.
+    pub fn routine(&self) -> &'static str {
+        self.routine
     }
 
     /// How a thread that waits for this request should wait (see [`wait_creation`]).
@@ -789,8 +800,11 @@ pub fn wait_creation(rt: &Runtime, waiter: Waiter, mut ready: impl FnMut() -> bo
         Waiter::Bell(pe) => rt.wait_until(pe, ready),
         Waiter::Poll => {
             let start = Instant::now();
+            let mut watch = None;
             while !ready() {
                 std::thread::sleep((start.elapsed() / 4).clamp(POLL_PAUSE.0, POLL_PAUSE.1));
+                // Past the short pauses this wait sleeps: watch it as a sleeping wait.
+                watch.get_or_insert_with(activity::Watch::start).look();
             }
         }
     }
