@@ -30,8 +30,13 @@ pub const DEFAULT_HANG_REPORT_S: f64 = 60.0;
 
 /// The hang report threshold from the environment, in milliseconds (0: off).
 pub fn hang_report_ms_from_env() -> u64 {
-    let secs = std::env::var(ENV_HANG_REPORT)
-        .ok()
+    hang_report_ms(std::env::var(ENV_HANG_REPORT).ok().as_deref())
+}
+
+/// The threshold that the text of [`ENV_HANG_REPORT`] asks for (the default when absent or not
+/// a non-negative number of seconds).
+fn hang_report_ms(text: Option<&str>) -> u64 {
+    let secs = text
         .and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s >= 0.0)
         .unwrap_or(DEFAULT_HANG_REPORT_S);
@@ -900,6 +905,16 @@ mod tests {
         ] {
             assert_eq!(Doing::decode(d.encode()), d);
         }
+    }
+
+    #[test]
+    fn the_threshold_is_read_in_seconds() {
+        assert_eq!(hang_report_ms(None), 60_000);
+        assert_eq!(hang_report_ms(Some("0")), 0);
+        assert_eq!(hang_report_ms(Some("1.5")), 1500);
+        assert_eq!(hang_report_ms(Some(" 2 ")), 2000);
+        assert_eq!(hang_report_ms(Some("-1")), 60_000);
+        assert_eq!(hang_report_ms(Some("soon")), 60_000);
     }
 
     #[test]
