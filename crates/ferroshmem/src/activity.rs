@@ -78,6 +78,7 @@ pub enum Doing {
 
 impl Doing {
     /// The word that says this.
+    #[inline]
     pub fn encode(self) -> u64 {
         match self {
             Doing::Starting => 0,
@@ -92,6 +93,7 @@ impl Doing {
     }
 
     /// What `word` says.
+    #[inline]
     pub fn decode(word: u64) -> Self {
         match word >> KIND_SHIFT {
             KIND_IN_CALL => {
@@ -244,6 +246,25 @@ const ROUTINES: &[&str] = &[
     "TeamRequest::wait",
 ];
 
+/// This process's reference to a routine's name (see `PeState::routine_ref`).
+#[inline(always)]
+fn routine_ref(name: &'static str) -> u64 {
+    name.as_ptr() as u64 | (name.len().min(0xffff) as u64) << 48
+}
+
+/// The id of the routine whose name `reference` (made by [`routine_ref`] in this process)
+/// points to.
+fn routine_id_of_ref(reference: u64) -> u32 {
+    let (ptr, len) = ((reference & ((1 << 48) - 1)) as *const u8, (reference >> 48) as usize);
+    if ptr.is_null() {
+        return 0;
+    }
+    // SAFETY: made from a `&'static str` of this process (its address and length, which a
+    // name under 64 KiB keeps whole): the bytes live for the whole process.
+    let name = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) };
+    routine_id(name)
+}
+
 /// The id of routine `name` (0 when it is not in the list). Parsed once per name; then a
 /// lookup by the string's address.
 #[inline]
@@ -324,6 +345,7 @@ pub struct CallGuard<'a> {
     rt: Option<&'a Runtime>,
     prev_call: u64,
     prev_seq: u64,
+    prev_ref: u64,
 }
 
 impl Runtime {
@@ -335,14 +357,14 @@ impl Runtime {
     /// Publishes that this PE is in `routine` on `team` (its next team call) until the guard
     /// drops. A call nested in another on the same team (a barrier inside `shmem_malloc`)
     /// keeps the outer one.
-    #[inline]
+    #[inline(always)]
     pub fn enter_call(&self, routine: &'static str, team: Option<&TeamInner>) -> CallGuard<'_> {
         let state = self.my_state();
         let prev_call = state.call.load(Ordering::Relaxed);
         let mut seq = 0;
         if let Some(t) = team {
             if prev_call >> KIND_SHIFT == KIND_IN_CALL && prev_call & 0xffff_ffff == t.slot as u64 + 1 {
-                return CallGuard { rt: None, prev_call, prev_seq: 0 };
+                return CallGuard { rt: None, prev_call, prev_seq: 0, prev_ref: 0 };
             }
             seq = t.next_call_seq();
         }
@@ -357,7 +379,9 @@ impl Runtime {
         self.publish_call(state, state.call.load(Ordering::Relaxed), routine, team)
     }
 
-    #[inline]
+    /// Entry costs three stores: the routine's name is kept as this process's reference to it
+    /// and named (its id looked up) only when the call's wait begins to sleep ([`Watch`]).
+    #[inline(always)]
     fn publish_call<'a>(
         &'a self,
         state: &PeState,
@@ -365,13 +389,17 @@ impl Runtime {
         routine: &'static str,
         team: Option<(usize, u64)>,
     ) -> CallGuard<'a> {
-        // The previous call number matters only to a nested call, which restores it.
-        let prev_seq =
-            if prev_call >> KIND_SHIFT == KIND_IN_CALL { state.seq.load(Ordering::Relaxed) } else { 0 };
+        // The previous call (number and name) matters only to a nested call, which restores it.
+        let (prev_seq, prev_ref) = if prev_call >> KIND_SHIFT == KIND_IN_CALL {
+            (state.seq.load(Ordering::Relaxed), state.routine_ref.load(Ordering::Relaxed))
+        } else {
+            (0, 0)
+        };
+        state.routine_ref.store(routine_ref(routine), Ordering::Relaxed);
         state.seq.store(team.map_or(0, |t| t.1), Ordering::Relaxed);
-        let doing = Doing::InCall { routine: routine_id(routine), team_slot: team.map(|t| t.0) };
+        let doing = Doing::InCall { routine: 0, team_slot: team.map(|t| t.0) };
         state.call.store(doing.encode(), Ordering::Relaxed);
-        CallGuard { rt: Some(self), prev_call, prev_seq }
+        CallGuard { rt: Some(self), prev_call, prev_seq, prev_ref }
     }
 
     /// Publishes that this PE left the library (the end of `shmem_init`, whose state is
@@ -389,12 +417,13 @@ impl Runtime {
 }
 
 impl Drop for CallGuard<'_> {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
         let Some(rt) = self.rt else { return };
         let state = rt.my_state();
         if self.prev_call >> KIND_SHIFT == KIND_IN_CALL {
             state.seq.store(self.prev_seq, Ordering::Relaxed);
+            state.routine_ref.store(self.prev_ref, Ordering::Relaxed);
             state.call.store(self.prev_call, Ordering::Relaxed);
         } else {
             let clock = HeaderView::new(&rt.map).clock_ms();
@@ -647,7 +676,8 @@ fn call_lines(
     let mut differ = false;
     for &pe in &waiting {
         let s = snapshot(ctrl, pe);
-        if s.team_call().is_some_and(|c| c.0 != call.0) {
+        // A routine is named once its wait sleeps (0 until then: nothing to compare).
+        if s.team_call().is_some_and(|c| c.0 != call.0 && c.0 != 0 && call.0 != 0) {
             differ = true;
             let _ = writeln!(out, "{indent}  PE {pe} is in a different routine: {}", describe(ctrl, pe, now));
         }
@@ -704,8 +734,10 @@ impl Watch {
         } else if call & BLOCKED != 0 {
             state.blocked_since.load(Ordering::Relaxed)
         } else {
+            // Name the routine now: the others read its id, not this process's reference.
+            let id = routine_id_of_ref(state.routine_ref.load(Ordering::Relaxed)) as u64;
             state.blocked_since.store(now, Ordering::Relaxed);
-            state.call.store(call | BLOCKED, Ordering::Relaxed);
+            state.call.store(call | BLOCKED | (id << 32 & ROUTINE_MASK), Ordering::Relaxed);
             now
         };
         Watch { rt: Some(rt), since, next_look: now + LOOK_EVERY_MS, done: rt.wait.hang_report_ms == 0 }

@@ -44,7 +44,11 @@ pub struct PeState {
     /// Written by oshrun when the process ended: bit 63, bit 62 for a signal, the status or
     /// signal number in the low 32 bits.
     pub ended: AtomicU64,
-    _pad: [u8; 32],
+    /// The routine's name as this process has it (address | length << 48): turned into the
+    /// routine's id in `call` only when a wait begins to sleep, so a call costs no look-up.
+    /// Meaningful to this PE alone.
+    pub routine_ref: AtomicU64,
+    _pad: [u8; 24],
 }
 
 /// Offset of [`PeState`] in a control block.
