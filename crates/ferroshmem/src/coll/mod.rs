@@ -812,6 +812,23 @@ pub fn broadcast(
     update_root: bool,
 ) -> Result<()> {
     let _call = rt.enter_call(routine, g.team());
+    broadcast_body(rt, g, routine, dest, src, nbytes, root, update_root)
+}
+
+/// The work of [`broadcast`], out of line: the public routine only publishes the call
+/// (hang reports) around it, and this code stays laid out as it was.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn broadcast_body(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+    root: usize,
+    update_root: bool,
+) -> Result<()> {
     g.check(rt, || Signature::new("shmem_broadcast", &[nbytes as i64, root as i64]))?;
     if root >= g.n() {
         return Err(Error::invalid(routine, "PE_root", format!("{root} not below team size {}", g.n())));
@@ -860,6 +877,20 @@ pub fn fcollect(
     nbytes: usize,
 ) -> Result<()> {
     let _call = rt.enter_call(routine, g.team());
+    fcollect_body(rt, g, routine, dest, src, nbytes)
+}
+
+/// The work of [`fcollect`], out of line: the public routine only publishes the call
+/// (hang reports) around it, and this code stays laid out as it was.
+#[inline(never)]
+fn fcollect_body(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+) -> Result<()> {
     g.check(rt, || Signature::new("shmem_fcollect", &[nbytes as i64]))?;
     if g.spans_hosts(rt) {
         return across::fcollect(rt, g, routine, dest, src, nbytes);
@@ -914,6 +945,21 @@ pub fn collect(
     dest_cap: usize,
 ) -> Result<usize> {
     let _call = rt.enter_call(routine, g.team());
+    collect_body(rt, g, routine, dest, src, nbytes, dest_cap)
+}
+
+/// The work of [`collect`], out of line: the public routine only publishes the call
+/// (hang reports) around it, and this code stays laid out as it was.
+#[inline(never)]
+fn collect_body(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: Option<usize>,
+    dest_cap: usize,
+) -> Result<usize> {
     g.check(rt, || Signature::new("shmem_collect", &[]))?;
     if g.spans_hosts(rt) {
         return across::collect(rt, g, routine, dest, src, nbytes, dest_cap);
@@ -1001,6 +1047,24 @@ pub fn alltoalls(
     nelems: usize,
 ) -> Result<()> {
     let _call = rt.enter_call(routine, g.team());
+    alltoalls_body(rt, g, routine, dest, src, elem, dst, sst, nelems)
+}
+
+/// The work of [`alltoalls`], out of line: the public routine only publishes the call
+/// (hang reports) around it, and this code stays laid out as it was.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn alltoalls_body(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    elem: usize,
+    dst: usize,
+    sst: usize,
+    nelems: usize,
+) -> Result<()> {
     g.check(rt, || Signature::new("shmem_alltoalls", &[elem as i64, dst as i64, sst as i64, nelems as i64]))?;
     let n = g.n();
     if nelems > 0 && (dst == 0 || sst == 0) {
@@ -1184,6 +1248,20 @@ pub fn reduce<T: Copy, O: ReduceOp<T>>(
     count: usize,
 ) -> Result<()> {
     let _call = rt.enter_call(routine, g.team());
+    reduce_body::<T, O>(rt, g, routine, dest, src, count)
+}
+
+/// The work of [`reduce`], out of line: the public routine only publishes the call
+/// (hang reports) around it, and this code stays laid out as it was.
+#[inline(never)]
+fn reduce_body<T: Copy, O: ReduceOp<T>>(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    count: usize,
+) -> Result<()> {
     g.check(rt, || {
         Signature::new(checked_reduce_name(O::NAME), &[count as i64, std::mem::size_of::<T>() as i64])
     })?;
