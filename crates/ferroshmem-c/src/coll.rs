@@ -281,7 +281,10 @@ fn set_barrier(
     match group {
         SetGroup::World => check(fcore::team::team_sync(rt, &rt.teams.world, routine)),
         SetGroup::Team(team) => check(fcore::team::team_sync(rt, &team, routine)),
-        SetGroup::Set(set) => set.barrier(rt),
+        SetGroup::Set(set) => {
+            let _call = rt.enter_call(routine, None);
+            set.barrier(rt)
+        }
     }
 }
 

@@ -132,7 +132,7 @@ pub extern "C" fn shmem_barrier_all() {
 
 #[no_mangle]
 pub extern "C" fn shmem_sync_all() {
-    rt("shmem_sync_all").barrier_all();
+    rt("shmem_sync_all").barrier_all_as("shmem_sync_all");
 }
 
 #[no_mangle]

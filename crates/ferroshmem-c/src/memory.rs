@@ -66,7 +66,7 @@ pub extern "C" fn shmem_calloc(count: usize, size: usize) -> *mut c_void {
         Some(total) => rt.sym_alloc_zeroed(routine, total, MALLOC_ALIGN).map(Some),
         None => {
             // Every PE passes the same arguments, so every PE ends here: still collective.
-            rt.barrier_all();
+            rt.barrier_all_as(routine);
             Err(fcore::Error::invalid(routine, "count", format!("{count} elements of {size} bytes overflow")))
         }
     };
@@ -87,7 +87,7 @@ pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
 pub extern "C" fn shmem_free(ptr: *mut c_void) {
     let rt = rt("shmem_free");
     if ptr.is_null() {
-        rt.barrier_all();
+        rt.barrier_all_as("shmem_free");
         return;
     }
     check(rt.sym_free("shmem_free", ptr as usize));

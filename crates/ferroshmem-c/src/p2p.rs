@@ -97,6 +97,9 @@ unsafe fn run<S: SyncWord>(
         c.invalid("indices", "null array of indices");
     }
     let set = WaitSet { ivars, nelems, status, cmp, values, vector };
+    // Waits are published (hang reports name them); tests return at once.
+    let _call = matches!(what, What::WaitAll | What::WaitAny | What::WaitSome)
+        .then(|| c.rt.enter_call(c.routine, None));
     // SAFETY: the arrays are valid for nelems (caller); ivars checked to be aligned, mapped words.
     unsafe {
         match what {

@@ -286,6 +286,7 @@ impl Pending {
 
     /// Blocks until finished; 0 or the error code.
     fn wait(mut self, rt: &Runtime) -> c_int {
+        let _call = self.req.publish(rt, self.req.routine());
         let waiter = self.req.waiter(rt);
         core::wait_creation(rt, waiter, || self.req.poll(rt).is_some());
         self.finish(rt)
@@ -631,10 +632,10 @@ pub extern "C" fn shmemx_team_create_test(req: usize) -> c_int {
 pub extern "C" fn shmemx_team_create_wait(req: usize) -> c_int {
     const R: &str = "shmemx_team_create_wait";
     let rt = rt(R);
-    let waiter = requests()
-        .as_ref()
-        .and_then(|r| r.pending.get(&(req as u64)))
-        .map_or(core::Waiter::Bell(rt.my_pe), |p| p.req.waiter(rt));
+    let (waiter, _call) = match requests().as_ref().and_then(|r| r.pending.get(&(req as u64))) {
+        Some(p) => (p.req.waiter(rt), p.req.publish(rt, R)),
+        None => (core::Waiter::Bell(rt.my_pe), rt.enter_call(R, None)),
+    };
     let mut out = 0;
     core::wait_creation(rt, waiter, || advance(rt, R, req).map(|c| out = c).is_some());
     out

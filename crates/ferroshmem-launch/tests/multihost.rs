@@ -121,6 +121,13 @@ const CASES: &[Case] = &[
     },
     case("tests/c/coll_team.c"),
     case("tests/c/bcast_back_to_back.c"),
+    // A hang report across hosts: PE 1 computes for 3 s; PE 0 (its host) reports it.
+    Case {
+        env: &[("SHMEMX_HANG_REPORT", "0.5")],
+        expect_output: Some("not arrived: PE 1: computing outside the library for"),
+        only_on: Some(&["2:2,2"]),
+        ..case("tests/c/hang_slow.c")
+    },
     Case { only_on: Some(ONE_SIDED_LAYOUTS), ..case("tests/c/coll_active.c") },
     // 2 MiB long double reductions: about 190 rounds between leaders each at 3 hosts, over
     // 300 s on this 2-core machine: on 2 hosts only for now.

@@ -139,13 +139,13 @@ impl Shmem {
     /// Barrier over all PEs, completing every earlier memory operation.
     pub fn barrier_all(&self) {
         let _busy = self.rt.teams.world.claim("Shmem::barrier_all");
-        self.rt.barrier_all()
+        self.rt.barrier_all_as("Shmem::barrier_all")
     }
 
     /// Synchronises all PEs (same as `barrier_all` on shared memory, where quiet is a fence).
     pub fn sync_all(&self) {
         let _busy = self.rt.teams.world.claim("Shmem::sync_all");
-        self.rt.barrier_all()
+        self.rt.barrier_all_as("Shmem::sync_all")
     }
 
     /// Completes this PE's outstanding puts and atomics.

@@ -21,9 +21,41 @@ pub struct PeCtrl {
     /// The CPU this PE last ran a central sync on, plus one (0: not known yet).
     pub cpu: AtomicU32,
     _pad: [u8; 48],
+    /// Keeps `state` away from the doorbell's line and its neighbour (the adjacent-line
+    /// prefetcher pairs lines), which every writer to this PE reads.
+    _gap: [u8; STATE_OFFSET - 64],
+    /// What this PE is doing, for hang reports (its own cache line: only this PE writes it,
+    /// except `ended`, which oshrun writes once the process has ended).
+    pub state: PeState,
 }
 
+/// What a PE publishes about itself for hang reports (see `activity`): read by the other PEs
+/// of its host and by oshrun, written with Relaxed stores and never fenced.
+#[repr(C, align(64))]
+#[derive(Debug)]
+pub struct PeState {
+    /// `activity::Call` encoded: in a call (routine id, team slot), outside the library since
+    /// a clock time, or finished.
+    pub call: AtomicU64,
+    /// The team's call number of the call in `call` (this PE's count of calls on the team).
+    pub seq: AtomicU64,
+    /// The clock (CLOCK_MONOTONIC ms) when the current call's wait began to sleep (valid
+    /// while `call` has its blocked bit).
+    pub blocked_since: AtomicU64,
+    /// Written by oshrun when the process ended: bit 63, bit 62 for a signal, the status or
+    /// signal number in the low 32 bits.
+    pub ended: AtomicU64,
+    /// The routine's name as this process has it (address | length << 48): turned into the
+    /// routine's id in `call` only when a wait begins to sleep, so a call costs no look-up.
+    /// Meaningful to this PE alone.
+    pub routine_ref: AtomicU64,
+    _pad: [u8; 24],
+}
+
+/// Offset of [`PeState`] in a control block.
+const STATE_OFFSET: usize = 2048;
 const _: () = assert!(std::mem::size_of::<PeCtrl>() <= CTRL_FIXED);
+const _: () = assert!(std::mem::offset_of!(PeCtrl, state) == STATE_OFFSET);
 
 /// Addresses of every PE's control block inside this process's mapping of the job file.
 #[derive(Debug, Clone, Copy)]

@@ -129,6 +129,13 @@ pub(crate) struct JobHeader {
     heap_base: u64,
     /// `shmem_global_exit`: bit 63 set means requested; bits 32..62 the PE; bits 0..31 the status.
     exit_request: AtomicU64,
+    /// The job's coarse clock (CLOCK_MONOTONIC, milliseconds): advanced by oshrun every 50 ms,
+    /// by waiters that sleep, and under a PMIx launcher by a ticker of the host's first PE. A
+    /// PE leaving the library stamps its state with it (one load, no clock read per call).
+    clock_ms: AtomicU64,
+    /// The last hang report printed on this host: (team slot + 1) << 40 | the team's call
+    /// number. The first waiter to swap it in prints; the others of that call stay quiet.
+    hang_reported: AtomicU64,
 }
 
 /// Geometry of a job file, derived from the header.
@@ -533,6 +540,26 @@ impl<'a> HeaderView<'a> {
     pub fn request_exit(&self, pe: usize, status: i32) -> bool {
         let word = (1u64 << 63) | ((pe as u64 & 0x7fff_ffff) << 32) | (status as u32 as u64);
         self.header.exit_request.compare_exchange(0, word, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+    }
+
+    /// The job's coarse clock in milliseconds (0: nobody has advanced it yet).
+    #[inline]
+    pub fn clock_ms(&self) -> u64 {
+        self.header.clock_ms.load(Ordering::Relaxed)
+    }
+
+    /// Advances the job's coarse clock to `now_ms` (never back); stores only when it moved by
+    /// at least `step_ms`, so that the line every PE reads changes rarely.
+    #[inline]
+    pub fn tick_clock(&self, now_ms: u64, step_ms: u64) {
+        if self.header.clock_ms.load(Ordering::Relaxed).saturating_add(step_ms) <= now_ms {
+            self.header.clock_ms.fetch_max(now_ms, Ordering::Relaxed);
+        }
+    }
+
+    /// Claims the printing of the hang report `key` on this host: true for the first caller.
+    pub(crate) fn claim_hang_report(&self, key: u64) -> bool {
+        self.header.hang_reported.swap(key, Ordering::AcqRel) != key
     }
 
     /// The recorded global exit, if any.

@@ -53,6 +53,8 @@ pub mod team;
 // memory is `unsafe` with its contract written down (`runtime::runtime`, `runtime::init`, the
 // raw routines of `rma`, `atomic` and `p2p`).
 #[doc(hidden)]
+pub mod activity;
+#[doc(hidden)]
 pub mod atomic;
 #[doc(hidden)]
 pub mod p2p;
@@ -78,6 +80,7 @@ pub(crate) mod topology;
 /// which owns its mapping).
 #[doc(hidden)]
 pub mod launch {
+    pub use crate::activity::JobStates;
     pub use crate::job::{
         parse_size, ExitRequest, HeaderView, JobFile, Layout, MappedHeader, DEFAULT_HEAP_SIZE,
         DEFAULT_TEAM_SLOTS, ENV_JOB_FD, ENV_PE, ENV_SYMMETRIC_SIZE, ENV_TEAM_SLOTS,

@@ -77,6 +77,7 @@ pub unsafe fn wait_until<T: SyncWord>(
     value: T,
 ) -> Result<()> {
     check_local(rt, routine, ivar)?;
+    let _call = rt.enter_call(routine, None);
     // SAFETY: ivar is live and aligned (caller, check_local).
     rt.wait_until(rt.my_pe, || cmp.holds(unsafe { T::load(ivar) }, value));
     Ok(())
@@ -359,14 +360,17 @@ impl LockWord {
 pub fn set_lock(rt: &Runtime, lock: *const i64) -> Result<()> {
     const ROUTINE: &str = "shmem_set_lock";
     let word = LockWord::of(rt, ROUTINE, lock)?;
+    let _call = rt.enter_call(ROUTINE, None);
     let ticket = (word.amo(rt, ROUTINE, AmoOp::FetchAdd(TICKET))? >> 32) as u32;
     match word {
         LockWord::Mapped(w) => rt.wait_until(LOCK_PE as usize, || w.load(Ordering::Acquire) as u32 == ticket),
         LockWord::Net { .. } => {
             // Poll the word on PE 0's host, backing off to at most 100 µs between looks.
             let mut pause = std::time::Duration::from_micros(1);
+            let mut watch = None;
             while word.amo(rt, ROUTINE, AmoOp::Fetch)? as u32 != ticket {
                 std::thread::sleep(pause);
+                watch.get_or_insert_with(crate::activity::Watch::start).look();
                 pause = (pause * 2).min(std::time::Duration::from_micros(100));
             }
         }

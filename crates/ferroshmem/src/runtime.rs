@@ -5,6 +5,7 @@ use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use crate::activity;
 use crate::bootstrap;
 use crate::ctrl::{CtrlTable, PeCtrl};
 use crate::error::{Error, Result};
@@ -138,7 +139,7 @@ pub struct Runtime {
     pmix: Mutex<Option<bootstrap::Pmix>>,
     /// Held so the job file stays open (and mapped) for the life of the process.
     _job: JobFile,
-    map: Mapping,
+    pub(crate) map: Mapping,
     _statics: Option<SharedStatics>,
 }
 
@@ -181,6 +182,13 @@ pub(crate) fn current(routine: &'static str) -> Result<&'static Runtime> {
     Ok(rt)
 }
 
+/// The runtime once started, finalized or not (for the hang watch of waits).
+pub(crate) fn running() -> Option<&'static Runtime> {
+    let p = RUNTIME.load(Ordering::Acquire);
+    // SAFETY: see `current`.
+    (!p.is_null()).then(|| unsafe { &*p })
+}
+
 /// Starts the runtime (collective over all PEs), or returns the one already running.
 pub(crate) fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
     let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
@@ -195,7 +203,20 @@ pub(crate) fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
     }
     let rt = Box::leak(Box::new(Runtime::start(options)?));
     RUNTIME.store(rt, Ordering::Release);
-    rt.barrier_all();
+    let rt: &'static Runtime = rt;
+    rt.barrier_all_as("shmem_init");
+    rt.publish_outside();
+    // Without oshrun (a PMIx launcher) nobody else keeps the job's coarse clock moving, with
+    // which PEs stamp the time they leave the library: the host's first PE does, every 50 ms.
+    if std::env::var(job::ENV_JOB_FD).is_err()
+        && rt.n_pes > 1
+        && rt.topology.local_pes().first() == Some(&rt.my_pe)
+    {
+        let _ = std::thread::Builder::new().name("ferroshmem-clock".into()).spawn(move || loop {
+            HeaderView::new(&rt.map).tick_clock(activity::now_ms(), 1);
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        });
+    }
     Ok(rt)
 }
 
@@ -211,6 +232,9 @@ impl Runtime {
         let ctrl = CtrlTable::new(base, layout);
         // Where this PE runs, for the core-aware waits of the others (updated by central syncs).
         ctrl.pe(my_pe).cpu.store(rustix::thread::sched_getcpu() as u32 + 1, Ordering::Relaxed);
+        let in_init =
+            activity::Doing::InCall { routine: activity::routine_id("shmem_init"), team_slot: None };
+        ctrl.pe(my_pe).state.call.store(in_init.encode(), Ordering::Relaxed);
         let statics = if options.share_statics {
             match static_data::find_main_segment() {
                 Some(seg) => Some(SharedStatics::share(&job, my_pe, seg, |pe| topology.is_local(pe))?),
@@ -893,6 +917,12 @@ impl Runtime {
     /// Waits until every PE has arrived; orders all earlier memory operations before any later
     /// ones on every PE (shmem_barrier_all / shmem_sync_all on shared memory).
     pub fn barrier_all(&self) {
+        self.barrier_all_as("shmem_barrier_all")
+    }
+
+    /// [`Self::barrier_all`] published as `routine` (hang reports name it).
+    pub fn barrier_all_as(&self, routine: &'static str) {
+        let _call = self.enter_call(routine, Some(&self.teams.world));
         if self.checked {
             let sig = team::checked::Signature::new("shmem_barrier_all", &[]);
             if let Err(e) = team::checked::check_call(self, &self.teams.world, &sig) {
@@ -949,12 +979,14 @@ impl Runtime {
     /// ends with a barrier so that no PE uses the block before every PE has it. Size 0 gives
     /// `None` (after the barrier).
     pub fn sym_alloc(&self, routine: &'static str, size: usize, align: usize) -> Result<Option<usize>> {
+        let _call = self.enter_call(routine, Some(&self.teams.world));
         let result = if size == 0 { Ok(None) } else { self.alloc_local(routine, size, align).map(Some) };
         self.allocation_agreed(routine, &[size as i64, align as i64], result)
     }
 
     /// [`Self::sym_alloc`] that zeroes the block before the closing barrier.
     pub fn sym_alloc_zeroed(&self, routine: &'static str, size: usize, align: usize) -> Result<usize> {
+        let _call = self.enter_call(routine, Some(&self.teams.world));
         let addr = self.alloc_local(routine, size, align);
         if let Ok(a) = addr {
             // SAFETY: a fresh live block of `size` bytes in our mapped heap; no PE can address it
@@ -999,6 +1031,7 @@ impl Runtime {
     /// In checked mode the barrier checks that every PE frees the same block (its offset in
     /// the heap).
     pub fn sym_free(&self, routine: &'static str, addr: usize) -> Result<()> {
+        let _call = self.enter_call(routine, Some(&self.teams.world));
         self.agree_allocation(routine, &[addr.wrapping_sub(self.my_heap) as i64])?;
         self.release(routine, addr)
     }
@@ -1016,6 +1049,7 @@ impl Runtime {
 
     /// Collective realloc; returns the new address (which may equal the old one).
     pub fn sym_realloc(&self, routine: &'static str, addr: usize, size: usize) -> Result<Option<usize>> {
+        let _call = self.enter_call(routine, Some(&self.teams.world));
         if addr == 0 {
             return self.sym_alloc(routine, size, 1);
         }
@@ -1061,8 +1095,9 @@ impl Runtime {
 
     /// Collective end of the OpenSHMEM part of the program.
     pub fn finalize(&self) {
-        self.barrier_all();
+        self.barrier_all_as("shmem_finalize");
         self.finalized.store(true, Ordering::SeqCst);
+        self.publish_finished();
         // Under a PMIx launcher: every network operation is complete (the barrier quieted).
         // This PE stops running UCX, and a fence keeps every PE from exiting (closing its
         // connections) while another may still handle network traffic; UCX without error

@@ -32,6 +32,9 @@ pub struct WaitPolicy {
     pub sleep_for: Duration,
     /// More PEs than cores: algorithms should minimise how often each PE must run.
     pub oversubscribed: bool,
+    /// A wait in a team call that has slept this long prints a hang report (`SHMEMX_HANG_REPORT`,
+    /// milliseconds; 0: never).
+    pub hang_report_ms: u64,
 }
 
 impl WaitPolicy {
@@ -51,6 +54,7 @@ impl WaitPolicy {
                     .max(1),
             ),
             oversubscribed,
+            hang_report_ms: crate::activity::hang_report_ms_from_env(),
         }
     }
 }
@@ -113,6 +117,9 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, max_sleep: Duration, ready: &m
         }
     }
     let mut sleep = policy.sleep_for;
+    // Only waits that sleep read the clock: when this one began to block (for hang reports),
+    // and after each wake-up whether it has waited long enough for a report.
+    let mut watch = crate::activity::Watch::start();
     loop {
         let timeout =
             rustix::time::Timespec { tv_sec: sleep.as_secs() as _, tv_nsec: sleep.subsec_nanos() as _ };
@@ -136,6 +143,7 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, max_sleep: Duration, ready: &m
         if ready() {
             return;
         }
+        watch.look();
     }
 }
 

@@ -8,6 +8,11 @@
 //! oshrun's life (PR_SET_PDEATHSIG), so nothing outlives the job. When the PEs outnumber the
 //! CPUs oshrun may use, each PE is pinned to one of them, round-robin (`--bind-to`).
 //!
+//! Hang reports: oshrun maps the job's control blocks (`JobStates`), keeps the job's coarse
+//! clock moving (every 50 ms, with which PEs stamp the time they leave the library), records
+//! how each PE ended, and prints every PE's state on SIGUSR1 (the job goes on) and on SIGINT
+//! before it ends the job.
+//!
 //! Across hosts (`--host h1:2,h2:2` or `--hostfile FILE`) oshrun hands the job to Open MPI's
 //! `mpirun` (`$OSHRUN_MPIRUN`, default `mpirun` from PATH), which starts the PEs on the hosts
 //! and serves them PMIx; the PEs bootstrap from PMIx (see the core's `bootstrap` module).
@@ -17,7 +22,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
-use ferroshmem::launch::{self as job, HeaderView, JobFile, Layout};
+use ferroshmem::launch::{self as job, HeaderView, JobFile, JobStates, Layout};
 
 const USAGE: &str =
     "usage: oshrun -n N [--bind-to auto|core|none] [--host LIST | --hostfile FILE] [--] program [args...]
@@ -30,7 +35,9 @@ const USAGE: &str =
                       the PEs outnumber those CPUs, else none
   -h, --help          this text
 environment: SHMEM_SYMMETRIC_SIZE (per-PE symmetric heap, e.g. 512M, 2G; default 512M),
-             SHMEMX_TEAM_SLOTS (teams a PE can belong to at once; default 8192), SHMEM_DEBUG=1";
+             SHMEMX_TEAM_SLOTS (teams a PE can belong to at once; default 8192), SHMEM_DEBUG=1,
+             SHMEMX_HANG_REPORT (seconds a PE waits in a team call before a report; default 60, 0 off)
+signals:     SIGUSR1 prints what every PE is doing; SIGINT prints it, then ends the job";
 
 /// Grace between SIGTERM and SIGKILL when ending a job.
 const KILL_GRACE: Duration = Duration::from_millis(300);
@@ -171,7 +178,7 @@ fn handled_signals() -> libc::sigset_t {
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        for s in [libc::SIGCHLD, libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+        for s in [libc::SIGCHLD, libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGUSR1] {
             libc::sigaddset(&mut set, s);
         }
         set
@@ -356,6 +363,10 @@ fn run(args: Args) -> Result<i32, String> {
     file.make_inheritable().map_err(|e| e.to_string())?;
     let header_map = file.map_header().map_err(|e| e.to_string())?;
     let header = header_map.view();
+    // What every PE is doing (hang reports): oshrun keeps the job's clock and records how
+    // each PE ended.
+    let states = JobStates::map(&file).map_err(|e| e.to_string())?;
+    states.tick_clock();
     use std::os::fd::AsRawFd;
     let fd = file.fd().as_raw_fd();
 
@@ -387,16 +398,21 @@ fn run(args: Args) -> Result<i32, String> {
             let mut info: libc::siginfo_t = std::mem::zeroed();
             libc::sigtimedwait(&set, &mut info, &timeout)
         };
+        states.tick_clock();
         match sig {
+            libc::SIGUSR1 => print_report(&states, "SIGUSR1; the job goes on"),
             libc::SIGINT | libc::SIGTERM | libc::SIGHUP | libc::SIGQUIT => {
                 if job.failure.is_none() {
+                    if sig == libc::SIGINT && job.ending_since.is_none() {
+                        print_report(&states, "SIGINT; ending the job");
+                    }
                     eprintln!("oshrun: received {}; ending the job", signal_name(sig));
                 }
                 job.end(128 + sig);
             }
             _ => {}
         }
-        reap(&mut job, &header);
+        reap(&mut job, &header, &states);
         if let Some(since) = job.ending_since {
             if since.elapsed() >= KILL_GRACE {
                 job.signal_all(libc::SIGKILL);
@@ -406,8 +422,15 @@ fn run(args: Args) -> Result<i32, String> {
     Ok(job.failure.unwrap_or(0))
 }
 
+/// Prints what every PE is doing (SIGUSR1, SIGINT) in one write, so PEs' lines never tear it.
+fn print_report(states: &JobStates, why: &str) {
+    use std::io::Write;
+    let text = format!("oshrun: hang report ({why}): what every PE is doing\n{}", states.report());
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 /// Collects every PE that has ended and decides what its end means for the job.
-fn reap(job: &mut Job, header: &HeaderView<'_>) {
+fn reap(job: &mut Job, header: &HeaderView<'_>, states: &JobStates) {
     loop {
         let mut status = 0;
         // SAFETY: waitpid on our own children, non-blocking.
@@ -419,6 +442,11 @@ fn reap(job: &mut Job, header: &HeaderView<'_>) {
             continue;
         };
         job.pes[pe].running = false;
+        if libc::WIFSIGNALED(status) {
+            states.record_end(pe, Some(libc::WTERMSIG(status)), 0);
+        } else if libc::WIFEXITED(status) {
+            states.record_end(pe, None, libc::WEXITSTATUS(status));
+        }
         if job.ending_since.is_some() && job.failure.is_some() {
             continue; // Already ending; this is one of the PEs we stopped.
         }

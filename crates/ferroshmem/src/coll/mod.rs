@@ -823,6 +823,24 @@ pub fn broadcast(
     root: usize,
     update_root: bool,
 ) -> Result<()> {
+    let _call = rt.enter_call(routine, g.team());
+    broadcast_body(rt, g, routine, dest, src, nbytes, root, update_root)
+}
+
+/// The work of [`broadcast`], out of line: the public routine only publishes the call
+/// (hang reports) around it, and this code stays laid out as it was.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn broadcast_body(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+    root: usize,
+    update_root: bool,
+) -> Result<()> {
     g.check(rt, || Signature::new("shmem_broadcast", &[nbytes as i64, root as i64]))?;
     if root >= g.n() {
         return Err(Error::invalid(routine, "PE_root", format!("{root} not below team size {}", g.n())));
@@ -863,6 +881,21 @@ pub fn broadcast(
 
 /// fcollect: every member's `nbytes` from `src` concatenated in member order into `dest`.
 pub fn fcollect(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+) -> Result<()> {
+    let _call = rt.enter_call(routine, g.team());
+    fcollect_body(rt, g, routine, dest, src, nbytes)
+}
+
+/// The work of [`fcollect`], out of line: the public routine only publishes the call
+/// (hang reports) around it, and this code stays laid out as it was.
+#[inline(never)]
+fn fcollect_body(
     rt: &Runtime,
     g: &mut impl Group,
     routine: &'static str,
@@ -915,6 +948,22 @@ pub fn fcollect(
 /// error instead of the others waiting for it.
 #[allow(clippy::too_many_arguments)]
 pub fn collect(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: Option<usize>,
+    dest_cap: usize,
+) -> Result<usize> {
+    let _call = rt.enter_call(routine, g.team());
+    collect_body(rt, g, routine, dest, src, nbytes, dest_cap)
+}
+
+/// The work of [`collect`], out of line: the public routine only publishes the call
+/// (hang reports) around it, and this code stays laid out as it was.
+#[inline(never)]
+fn collect_body(
     rt: &Runtime,
     g: &mut impl Group,
     routine: &'static str,
@@ -999,6 +1048,25 @@ pub fn strided_extent(n: usize, nelems: usize, stride: usize, elem: usize) -> Op
 /// (stride `dst`). alltoall is `dst = sst = 1`.
 #[allow(clippy::too_many_arguments)]
 pub fn alltoalls(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    elem: usize,
+    dst: usize,
+    sst: usize,
+    nelems: usize,
+) -> Result<()> {
+    let _call = rt.enter_call(routine, g.team());
+    alltoalls_body(rt, g, routine, dest, src, elem, dst, sst, nelems)
+}
+
+/// The work of [`alltoalls`], out of line: the public routine only publishes the call
+/// (hang reports) around it, and this code stays laid out as it was.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn alltoalls_body(
     rt: &Runtime,
     g: &mut impl Group,
     routine: &'static str,
@@ -1184,6 +1252,21 @@ pub(crate) fn checked_reduce_name(op: &str) -> &'static str {
 /// Reduces `count` elements of every member's `src` with `O` into every member's `dest`
 /// (`dest == src` is allowed: in place).
 pub fn reduce<T: Copy, O: ReduceOp<T>>(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    count: usize,
+) -> Result<()> {
+    let _call = rt.enter_call(routine, g.team());
+    reduce_body::<T, O>(rt, g, routine, dest, src, count)
+}
+
+/// The work of [`reduce`], out of line: the public routine only publishes the call
+/// (hang reports) around it, and this code stays laid out as it was.
+#[inline(never)]
+fn reduce_body<T: Copy, O: ReduceOp<T>>(
     rt: &Runtime,
     g: &mut impl Group,
     routine: &'static str,

@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
+use crate::activity::{self, Made};
 use crate::coll::hier::BroadcastRing;
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
@@ -102,6 +103,9 @@ pub struct TeamInner {
     /// Predefined or made by the program.
     pub kind: TeamKind,
     epoch: AtomicU64,
+    /// This PE's calls on the team so far (collectives, syncs, creations from it): the call
+    /// number that hang reports show (`activity`). Beside `epoch`, which every call takes.
+    calls: AtomicU64,
     allreduces: AtomicU64,
     handle: AtomicU64,
     destroyed: AtomicBool,
@@ -157,7 +161,17 @@ impl TeamInner {
             broadcast_ring: OnceLock::new(),
             busy: AtomicBool::new(false),
             color_splits: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
         }
+    }
+
+    /// Numbers this PE's next call on the team (from 1). A load and a store, not an atomic
+    /// add: a team's calls follow one another.
+    #[inline]
+    pub fn next_call_seq(&self) -> u64 {
+        let n = self.calls.load(Ordering::Relaxed) + 1;
+        self.calls.store(n, Ordering::Relaxed);
+        n
     }
 
     /// Marks the team busy for one operation of the safe Rust API (a collective, or a creation
@@ -494,6 +508,11 @@ impl Teams {
         (!p.is_null()).then(|| unsafe { &*p })
     }
 
+    /// The live team on `slot` (for hang reports, which know a team by its slot).
+    pub fn by_slot(&self, slot: usize) -> Option<Arc<TeamInner>> {
+        self.entries.get(slot)?.read().unwrap_or_else(|e| e.into_inner()).team.clone()
+    }
+
     /// Releases the team behind `handle` on this PE, without synchronising (see
     /// [`destroy`] for `shmem_team_destroy`).
     pub fn destroy(&self, handle: TeamHandle) -> Result<()> {
@@ -590,6 +609,11 @@ pub struct CreateRequest {
     signature: Signature,
     outcome: Option<Result<()>>,
     created: Option<Created>,
+    /// How the new teams are made (their description for hang reports; split_2d's columns
+    /// are told apart from its rows when made).
+    made: Made,
+    /// The parent's slot and this creation's call number on it (hang reports).
+    call: Option<(usize, u64)>,
 }
 
 impl CreateRequest {
@@ -599,7 +623,9 @@ impl CreateRequest {
         parent: Arc<TeamInner>,
         plan: Result<Plan>,
         signature: Signature,
+        made: Made,
     ) -> CreateRequest {
+        let call = Some((parent.slot, parent.next_call_seq()));
         let (plan, local_error) = match plan {
             Ok(p) => (p, None),
             Err(e) => (Plan::One(None), Some(e)),
@@ -622,6 +648,8 @@ impl CreateRequest {
             signature,
             outcome: None,
             created: None,
+            made,
+            call,
         }
     }
 
@@ -639,6 +667,7 @@ impl CreateRequest {
                         unique::InitOutcome::Done { members, slot, base_epoch } => {
                             let pes = PeSet::from_list(members, rt.n_pes);
                             let me = pes.index_of(rt.my_pe).expect("a member wrote its own entry");
+                            activity::describe_team(rt, slot, self.made, &pes);
                             let team =
                                 Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User));
                             rt.teams.register(team.clone());
@@ -661,9 +690,21 @@ impl CreateRequest {
 
     /// Polls until finished.
     pub fn wait(mut self, rt: &Runtime) -> Result<Created> {
+        let _call = self.publish(rt, self.routine);
         let waiter = self.waiter(rt);
         wait_creation(rt, waiter, || self.poll(rt).is_some());
         self.take()
+    }
+
+    /// Publishes that this PE is in `routine` (the creation's own, or the routine that waits
+    /// for it) on the parent, in the creation's call, until the guard drops (hang reports).
+    pub fn publish<'a>(&self, rt: &'a Runtime, routine: &'static str) -> activity::CallGuard<'a> {
+        rt.enter_call_as(routine, self.call)
+    }
+
+    /// The routine that started this creation.
+    pub fn routine(&self) -> &'static str {
+        self.routine
     }
 
     /// How a thread that waits for this request should wait (see [`wait_creation`]).
@@ -707,16 +748,24 @@ impl CreateRequest {
                 Err(Error::TeamCreate { routine, code: codes::MISMATCH, reason: message })
             }
             Agreed::Slots { slots, base_epoch } => {
-                let make = |(pes, config): (PeSet, TeamConfig), slot: usize| {
+                let made = self.made;
+                let make = |(pes, config): (PeSet, TeamConfig), slot: usize, made: Made| {
                     let me = pes.index_of(rt.my_pe).expect("a planned member is in its team");
+                    activity::describe_team(rt, slot, made, &pes);
                     let team = Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User));
                     rt.teams.register(team.clone());
                     team
                 };
                 let plan = std::mem::replace(&mut self.plan, Plan::One(None));
                 self.created = Some(match plan {
-                    Plan::One(m) => Created::One(m.map(|m| make(m, slots[0]))),
-                    Plan::Two(x, y) => Created::Two(make(x, slots[0]), make(y, slots[1])),
+                    Plan::One(m) => Created::One(m.map(|m| make(m, slots[0], made))),
+                    Plan::Two(x, y) => {
+                        let column = match made {
+                            Made::Split2dRow { parent, xrange } => Made::Split2dColumn { parent, xrange },
+                            other => other,
+                        };
+                        Created::Two(make(x, slots[0], made), make(y, slots[1], column))
+                    }
                     Plan::Color { color, config, round } => {
                         let Progress::Split { parent, .. } = &self.progress else {
                             unreachable!("split_color agrees over its parent")
@@ -727,7 +776,7 @@ impl CreateRequest {
                                 .pes
                                 .split_color(&entries, parent.my_index, rt.n_pes)
                                 .expect("this PE's color is defined");
-                            make((pes, config), slots[0])
+                            make((pes, config), slots[0], made)
                         });
                         color::done(parent);
                         Created::One(team)
@@ -764,8 +813,11 @@ pub fn wait_creation(rt: &Runtime, waiter: Waiter, mut ready: impl FnMut() -> bo
         Waiter::Bell(pe) => rt.wait_until(pe, ready),
         Waiter::Poll => {
             let start = Instant::now();
+            let mut watch = None;
             while !ready() {
                 std::thread::sleep((start.elapsed() / 4).clamp(POLL_PAUSE.0, POLL_PAUSE.1));
+                // Past the short pauses this wait sleeps: watch it as a sleeping wait.
+                watch.get_or_insert_with(activity::Watch::start).look();
             }
         }
     }
@@ -794,7 +846,8 @@ pub fn split_strided_start(
         Ok(Plan::One(set.index_of(rt.my_pe).map(|_| (set, config))))
     });
     let signature = Signature::new(routine, &[start, stride, size]);
-    CreateRequest::start(rt, routine, parent, plan, signature)
+    let made = Made::SplitStrided { parent: parent.slot, start, stride, size };
+    CreateRequest::start(rt, routine, parent, plan, signature, made)
 }
 
 /// Starts `shmem_team_split_2d`: rows (x-axis teams) of `xrange` PEs and columns (y-axis).
@@ -819,7 +872,8 @@ pub fn split_2d_start(
         Ok(Plan::Two((row, xconfig), (col, yconfig)))
     })();
     let signature = Signature::new(routine, &[xrange]);
-    CreateRequest::start(rt, routine, parent, plan, signature)
+    let made = Made::Split2dRow { parent: parent.slot, xrange };
+    CreateRequest::start(rt, routine, parent, plan, signature, made)
 }
 
 /// Starts `shmemx_team_split_color`: the PEs of `parent` with the same color form a team,
@@ -835,6 +889,13 @@ pub fn split_color_start(
     key: i64,
     config: Result<TeamConfig>,
 ) -> CreateRequest {
+    let made = Made::SplitColor {
+        parent: parent.slot,
+        color: match &color {
+            Ok(Some(c)) => *c as i64,
+            _ => -1,
+        },
+    };
     let plan = color.and_then(|color| {
         let config = config?;
         let round = color::Round::next(&parent);
@@ -843,7 +904,7 @@ pub fn split_color_start(
     });
     // Colors and keys differ between PEs by design: only the routine must match.
     let signature = Signature::new(routine, &[]);
-    CreateRequest::start(rt, routine, parent, plan, signature)
+    CreateRequest::start(rt, routine, parent, plan, signature, made)
 }
 
 /// Starts `shmemx_team_init`: this PE joins the team of unique id `uniqueid` as member
@@ -875,6 +936,8 @@ pub fn init_start(
         signature,
         outcome: None,
         created: None,
+        made: Made::Init { npes },
+        call: None,
     }
 }
 
@@ -892,6 +955,7 @@ pub fn destroy(rt: &Runtime, handle: TeamHandle, routine: &'static str) -> Resul
 
 /// Checked or unchecked team sync (`shmem_team_sync`).
 pub fn team_sync(rt: &Runtime, team: &TeamInner, routine: &'static str) -> Result<()> {
+    let _call = rt.enter_call(routine, Some(team));
     if !rt.checked {
         team.sync_unchecked(rt);
         return Ok(());

@@ -43,6 +43,11 @@ pub(crate) const W_DELIVERED: usize = 80;
 pub(crate) const W_COLOR: usize = 96;
 /// Words of one `split_color` entry: tag, color + 1 (0: undefined), key.
 pub(crate) const COLOR_ENTRY_WORDS: usize = 4;
+/// The team's description for hang reports (how it was made; `activity`), written by each
+/// member into its own slot when the team is made.
+pub(crate) const W_DESC: usize = 104;
+/// Words of the description.
+pub(crate) const DESC_WORDS: usize = 8;
 /// The scratch ring of eager collectives.
 pub(crate) const W_SCRATCH: usize = 128;
 /// Words of the scratch ring: entries of the payload's size, one per eager collective in turn
@@ -92,6 +97,7 @@ pub(crate) const FIELDS: &[(&str, usize, usize)] = &[
     ("staged ring's last write", W_STAGE_LAST, 2),
     ("delivered", W_DELIVERED, 8),
     ("split_color entries", W_COLOR, 2 * COLOR_ENTRY_WORDS),
+    ("team description", W_DESC, DESC_WORDS),
     ("scratch ring", W_SCRATCH, SCRATCH_WORDS),
     ("central mailbox", W_CENTRAL, CENTRAL_WORDS),
     ("done", W_DONE, 1),

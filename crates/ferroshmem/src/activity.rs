@@ -1,0 +1,953 @@
+//! Hang reports: every PE publishes what it is doing in its control block
+//! ([`crate::ctrl::PeState`]), and a PE that has waited too long in a team call, or oshrun on
+//! SIGINT/SIGUSR1, prints who is where.
+//!
+//! What a call costs: the routine's id (looked up once per name, then a cache hit), a load
+//! and a store of the team's call number, two Relaxed stores on entry and one on exit, plus
+//! a load of the job's coarse clock (a header word that changes every 50 ms). No fence, no
+//! clock read: the time is read only when a wait starts to sleep (`wait::wait_until`'s slow
+//! path), where the hang check also lives.
+//!
+//! Who reads the words: the other PEs of the host (their mapping of the job file) and oshrun
+//! (its own mapping of the control blocks). Across hosts a PE sees the states of its own
+//! host's PEs only.
+#![allow(unsafe_code)]
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::ctrl::{CtrlTable, PeState};
+use crate::job::{HeaderView, JobFile, Mapping};
+use crate::runtime::Runtime;
+use crate::team::pe_set::PeSet;
+use crate::team::TeamInner;
+
+/// Environment variable: seconds a PE waits in a team call before a hang report (default
+/// 60, 0 turns reports off; fractions allowed).
+pub const ENV_HANG_REPORT: &str = "SHMEMX_HANG_REPORT";
+/// Default of [`ENV_HANG_REPORT`], in seconds.
+pub const DEFAULT_HANG_REPORT_S: f64 = 60.0;
+
+/// The hang report threshold from the environment, in milliseconds (0: off).
+pub fn hang_report_ms_from_env() -> u64 {
+    hang_report_ms(std::env::var(ENV_HANG_REPORT).ok().as_deref())
+}
+
+/// The threshold that the text of [`ENV_HANG_REPORT`] asks for (the default when absent or not
+/// a non-negative number of seconds).
+fn hang_report_ms(text: Option<&str>) -> u64 {
+    let secs = text
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .unwrap_or(DEFAULT_HANG_REPORT_S);
+    (secs * 1000.0) as u64
+}
+
+/// CLOCK_MONOTONIC in milliseconds: the same clock in every process of a host.
+pub fn now_ms() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec as u64 * 1000 + t.tv_nsec as u64 / 1_000_000
+}
+
+// ------------------------------------------------------------------------------------------
+// The state word
+// ------------------------------------------------------------------------------------------
+
+const KIND_SHIFT: u32 = 62;
+const KIND_IN_CALL: u64 = 1;
+const KIND_OUTSIDE: u64 = 2;
+const KIND_FINISHED: u64 = 3;
+const LOW_MASK: u64 = (1 << KIND_SHIFT) - 1;
+/// In a call's word: its wait has begun to sleep, and `PeState::blocked_since` says when (so
+/// leaving a call, which writes a new word, needs no second store to clear the time).
+const BLOCKED: u64 = 1 << 61;
+const ROUTINE_MASK: u64 = BLOCKED - 1;
+
+/// What a PE is doing, as its `PeState::call` word says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Doing {
+    /// Nothing published yet: before `shmem_init` mapped the job.
+    Starting,
+    /// In a library call: the routine's id ([`routine_name`]) and the team's slot, if any.
+    InCall { routine: u32, team_slot: Option<usize> },
+    /// Outside the library since this clock time (ms; 0 unknown).
+    Outside { since_ms: u64 },
+    /// Returned from `shmem_finalize` at this clock time.
+    Finished { since_ms: u64 },
+}
+
+impl Doing {
+    /// The word that says this.
+    #[inline]
+    pub fn encode(self) -> u64 {
+        match self {
+            Doing::Starting => 0,
+            Doing::InCall { routine, team_slot } => {
+                KIND_IN_CALL << KIND_SHIFT
+                    | (routine as u64) << 32
+                    | team_slot.map_or(0, |s| (s as u64 + 1) & 0xffff_ffff)
+            }
+            Doing::Outside { since_ms } => KIND_OUTSIDE << KIND_SHIFT | (since_ms & LOW_MASK),
+            Doing::Finished { since_ms } => KIND_FINISHED << KIND_SHIFT | (since_ms & LOW_MASK),
+        }
+    }
+
+    /// What `word` says.
+    #[inline]
+    pub fn decode(word: u64) -> Self {
+        match word >> KIND_SHIFT {
+            KIND_IN_CALL => {
+                let slot = word & 0xffff_ffff;
+                Doing::InCall {
+                    routine: ((word & ROUTINE_MASK) >> 32) as u32,
+                    team_slot: (slot != 0).then(|| slot as usize - 1),
+                }
+            }
+            KIND_OUTSIDE => Doing::Outside { since_ms: word & LOW_MASK },
+            KIND_FINISHED => Doing::Finished { since_ms: word & LOW_MASK },
+            _ => Doing::Starting,
+        }
+    }
+}
+
+/// How oshrun records that a PE's process ended (`PeState::ended`).
+pub fn encode_ended(signal: Option<i32>, status: i32) -> u64 {
+    match signal {
+        Some(sig) => 3 << 62 | sig as u32 as u64,
+        None => 1 << 63 | status as u32 as u64,
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Routine ids
+// ------------------------------------------------------------------------------------------
+
+/// Type names of the typed routines (`shmem_TYPE_sum_reduce`); index + 1 is the type's part
+/// of a routine id. `32` and `64` are the sized deprecated forms (`shmem_broadcast32`).
+const TYPES: &[&str] = &[
+    "float",
+    "double",
+    "longdouble",
+    "char",
+    "schar",
+    "short",
+    "int",
+    "long",
+    "longlong",
+    "uchar",
+    "ushort",
+    "uint",
+    "ulong",
+    "ulonglong",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "size",
+    "ptrdiff",
+    "complexf",
+    "complexd",
+    "32",
+    "64",
+];
+const TYPE_BITS: u32 = 6;
+
+/// The routines a state can name; `{}` stands for a type of [`TYPES`]. The index is the
+/// routine's part of its id (0: a routine not in this list).
+const ROUTINES: &[&str] = &[
+    "a library call",
+    "shmem_init",
+    "shmem_init_thread",
+    "shmem_finalize",
+    "shmem_barrier_all",
+    "shmem_sync_all",
+    "shmem_team_sync",
+    "shmem_team_destroy",
+    "shmem_team_split_strided",
+    "shmem_team_split_2d",
+    "shmemx_team_split_color",
+    "shmemx_team_init",
+    "shmemx_team_create_wait",
+    "shmemx_team_split_strided_nb",
+    "shmemx_team_split_2d_nb",
+    "shmemx_team_split_color_nb",
+    "shmemx_team_init_nb",
+    "shmem_broadcastmem",
+    "shmem_collectmem",
+    "shmem_fcollectmem",
+    "shmem_alltoallmem",
+    "shmem_alltoallsmem",
+    "shmem_{}_broadcast",
+    "shmem_{}_collect",
+    "shmem_{}_fcollect",
+    "shmem_{}_alltoall",
+    "shmem_{}_alltoalls",
+    "shmem_{}_and_reduce",
+    "shmem_{}_or_reduce",
+    "shmem_{}_xor_reduce",
+    "shmem_{}_max_reduce",
+    "shmem_{}_min_reduce",
+    "shmem_{}_sum_reduce",
+    "shmem_{}_prod_reduce",
+    "shmem_{}_and_to_all",
+    "shmem_{}_or_to_all",
+    "shmem_{}_xor_to_all",
+    "shmem_{}_max_to_all",
+    "shmem_{}_min_to_all",
+    "shmem_{}_sum_to_all",
+    "shmem_{}_prod_to_all",
+    "shmem_broadcast{}",
+    "shmem_collect{}",
+    "shmem_fcollect{}",
+    "shmem_alltoall{}",
+    "shmem_alltoalls{}",
+    "shmem_barrier",
+    "shmem_sync",
+    "shmem_malloc",
+    "shmem_malloc_with_hints",
+    "shmem_align",
+    "shmem_calloc",
+    "shmem_realloc",
+    "shmem_free",
+    "shmem_set_lock",
+    "shmem_{}_wait_until",
+    "shmem_{}_wait_until_all",
+    "shmem_{}_wait_until_any",
+    "shmem_{}_wait_until_some",
+    "shmem_{}_wait_until_all_vector",
+    "shmem_{}_wait_until_any_vector",
+    "shmem_{}_wait_until_some_vector",
+    "shmem_{}_wait",
+    "shmem_signal_wait_until",
+    "Shmem::init",
+    "Shmem::finalize",
+    "Shmem::barrier_all",
+    "Shmem::sync_all",
+    "Shmem::alloc",
+    "Shmem::team_init",
+    "SymSlice::free",
+    "SymSlice::wait_until",
+    "Lock::lock",
+    "Team::sync",
+    "Team::destroy",
+    "Team::split_strided",
+    "Team::split_2d",
+    "Team::split_color",
+    "Team::broadcast",
+    "Team::collect",
+    "Team::fcollect",
+    "Team::alltoall",
+    "Team::alltoalls",
+    "Team::reduce",
+    "TeamRequest::wait",
+];
+
+/// This process's reference to a routine's name (see `PeState::routine_ref`).
+#[inline(always)]
+fn routine_ref(name: &'static str) -> u64 {
+    name.as_ptr() as u64 | (name.len().min(0xffff) as u64) << 48
+}
+
+/// The id of the routine whose name `reference` (made by [`routine_ref`] in this process)
+/// points to.
+fn routine_id_of_ref(reference: u64) -> u32 {
+    let (ptr, len) = ((reference & ((1 << 48) - 1)) as *const u8, (reference >> 48) as usize);
+    if ptr.is_null() {
+        return 0;
+    }
+    // SAFETY: made from a `&'static str` of this process (its address and length, which a
+    // name under 64 KiB keeps whole): the bytes live for the whole process.
+    let name = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) };
+    routine_id(name)
+}
+
+/// The id of routine `name` (0 when it is not in the list). Parsed once per name; then a
+/// lookup by the string's address.
+#[inline]
+pub fn routine_id(name: &'static str) -> u32 {
+    let key = name.as_ptr() as u64 | (name.len() as u64) << 48;
+    if name.len() >= 1 << 16 || name.as_ptr() as u64 >> 48 != 0 {
+        return parse_routine(name);
+    }
+    let start = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - CACHE_BITS)) as usize;
+    for probe in 0..8 {
+        let e = &CACHE[(start + probe) % CACHE.len()];
+        match e.key.load(Ordering::Acquire) {
+            k if k == key => return e.id.load(Ordering::Relaxed) as u32,
+            0 => return cache_routine(name, key, e),
+            _ => {}
+        }
+    }
+    parse_routine(name)
+}
+
+const CACHE_BITS: u32 = 10;
+
+struct CacheEntry {
+    key: AtomicU64,
+    id: AtomicU64,
+}
+
+static CACHE: [CacheEntry; 1 << CACHE_BITS] =
+    [const { CacheEntry { key: AtomicU64::new(0), id: AtomicU64::new(0) } }; 1 << CACHE_BITS];
+
+#[cold]
+fn cache_routine(name: &'static str, key: u64, entry: &CacheEntry) -> u32 {
+    let id = parse_routine(name);
+    // Whoever claims the empty entry fills it; a racing thread just parses again.
+    if entry.key.compare_exchange(0, u64::MAX, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+        entry.id.store(id as u64, Ordering::Relaxed);
+        entry.key.store(key, Ordering::Release);
+    }
+    id
+}
+
+fn parse_routine(name: &str) -> u32 {
+    for (i, template) in ROUTINES.iter().enumerate().skip(1) {
+        match template.split_once("{}") {
+            None if *template == name => return (i as u32) << TYPE_BITS,
+            None => {}
+            Some((pre, post)) => {
+                let Some(middle) = name.strip_prefix(pre).and_then(|r| r.strip_suffix(post)) else {
+                    continue;
+                };
+                if let Some(t) = TYPES.iter().position(|t| *t == middle) {
+                    return (i as u32) << TYPE_BITS | (t as u32 + 1);
+                }
+            }
+        }
+    }
+    0
+}
+
+/// The name of routine `id` (see [`routine_id`]).
+pub fn routine_name(id: u32) -> String {
+    let template = ROUTINES.get((id >> TYPE_BITS) as usize).copied().unwrap_or(ROUTINES[0]);
+    match (id & ((1 << TYPE_BITS) - 1)) as usize {
+        0 => template.to_string(),
+        t => template.replace("{}", TYPES.get(t - 1).copied().unwrap_or("?")),
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Publishing calls
+// ------------------------------------------------------------------------------------------
+
+/// A published library call: on drop the PE is "outside the library" again (or back in the
+/// call it was nested in).
+#[must_use]
+#[derive(Debug)]
+pub struct CallGuard<'a> {
+    rt: Option<&'a Runtime>,
+    prev_call: u64,
+    prev_seq: u64,
+    prev_ref: u64,
+}
+
+impl Runtime {
+    #[inline]
+    fn my_state(&self) -> &PeState {
+        &self.ctrl.pe(self.my_pe).state
+    }
+
+    /// Publishes that this PE is in `routine` on `team` (its next team call) until the guard
+    /// drops. A call nested in another on the same team (a barrier inside `shmem_malloc`)
+    /// keeps the outer one.
+    #[inline(always)]
+    pub fn enter_call(&self, routine: &'static str, team: Option<&TeamInner>) -> CallGuard<'_> {
+        let state = self.my_state();
+        let prev_call = state.call.load(Ordering::Relaxed);
+        let mut seq = 0;
+        if let Some(t) = team {
+            if prev_call >> KIND_SHIFT == KIND_IN_CALL && prev_call & 0xffff_ffff == t.slot as u64 + 1 {
+                return CallGuard { rt: None, prev_call, prev_seq: 0, prev_ref: 0 };
+            }
+            seq = t.next_call_seq();
+        }
+        self.publish_call(state, prev_call, routine, team.map(|t| (t.slot, seq)))
+    }
+
+    /// [`Self::enter_call`] with the team's slot and call number given (a team creation took
+    /// its number from the parent when it started).
+    #[inline]
+    pub fn enter_call_as(&self, routine: &'static str, team: Option<(usize, u64)>) -> CallGuard<'_> {
+        let state = self.my_state();
+        self.publish_call(state, state.call.load(Ordering::Relaxed), routine, team)
+    }
+
+    /// Entry costs three stores: the routine's name is kept as this process's reference to it
+    /// and named (its id looked up) only when the call's wait begins to sleep ([`Watch`]).
+    #[inline(always)]
+    fn publish_call<'a>(
+        &'a self,
+        state: &PeState,
+        prev_call: u64,
+        routine: &'static str,
+        team: Option<(usize, u64)>,
+    ) -> CallGuard<'a> {
+        // The previous call (number and name) matters only to a nested call, which restores it.
+        let (prev_seq, prev_ref) = if prev_call >> KIND_SHIFT == KIND_IN_CALL {
+            (state.seq.load(Ordering::Relaxed), state.routine_ref.load(Ordering::Relaxed))
+        } else {
+            (0, 0)
+        };
+        state.routine_ref.store(routine_ref(routine), Ordering::Relaxed);
+        state.seq.store(team.map_or(0, |t| t.1), Ordering::Relaxed);
+        let doing = Doing::InCall { routine: 0, team_slot: team.map(|t| t.0) };
+        state.call.store(doing.encode(), Ordering::Relaxed);
+        CallGuard { rt: Some(self), prev_call, prev_seq, prev_ref }
+    }
+
+    /// Publishes that this PE left the library (the end of `shmem_init`, whose state is
+    /// published before the runtime exists).
+    pub(crate) fn publish_outside(&self) {
+        let clock = HeaderView::new(&self.map).clock_ms();
+        self.my_state().call.store(Doing::Outside { since_ms: clock }.encode(), Ordering::Relaxed);
+    }
+
+    /// Publishes that this PE returned from `shmem_finalize`.
+    pub(crate) fn publish_finished(&self) {
+        let clock = HeaderView::new(&self.map).clock_ms();
+        self.my_state().call.store(Doing::Finished { since_ms: clock }.encode(), Ordering::Relaxed);
+    }
+}
+
+impl Drop for CallGuard<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        let Some(rt) = self.rt else { return };
+        let state = rt.my_state();
+        if self.prev_call >> KIND_SHIFT == KIND_IN_CALL {
+            state.seq.store(self.prev_seq, Ordering::Relaxed);
+            state.routine_ref.store(self.prev_ref, Ordering::Relaxed);
+            state.call.store(self.prev_call, Ordering::Relaxed);
+        } else {
+            let clock = HeaderView::new(&rt.map).clock_ms();
+            state.call.store(Doing::Outside { since_ms: clock }.encode(), Ordering::Relaxed);
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Team descriptions
+// ------------------------------------------------------------------------------------------
+
+// A team's description (how it was made, its members in world terms) is written by each
+// member into its own slot when the team is made (`slot_layout::W_DESC`).
+pub(crate) use crate::team::slot_layout::{DESC_WORDS, W_DESC};
+const DESC_TAG: u64 = 0x4445_5343 << 16; // "DESC"
+
+/// How a team was made (for reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Made {
+    SplitStrided { parent: usize, start: i64, stride: i64, size: i64 },
+    Split2dRow { parent: usize, xrange: i64 },
+    Split2dColumn { parent: usize, xrange: i64 },
+    SplitColor { parent: usize, color: i64 },
+    Init { npes: i64 },
+}
+
+impl Made {
+    fn words(self) -> (u64, [i64; 4]) {
+        match self {
+            Made::SplitStrided { parent, start, stride, size } => (1, [parent as i64, start, stride, size]),
+            Made::Split2dRow { parent, xrange } => (2, [parent as i64, xrange, 0, 0]),
+            Made::Split2dColumn { parent, xrange } => (3, [parent as i64, xrange, 0, 0]),
+            Made::SplitColor { parent, color } => (4, [parent as i64, color, 0, 0]),
+            Made::Init { npes } => (5, [-1, npes, 0, 0]),
+        }
+    }
+
+    fn from_words(kind: u64, w: [i64; 4]) -> Option<Self> {
+        let parent = w[0] as usize;
+        Some(match kind {
+            1 => Made::SplitStrided { parent, start: w[1], stride: w[2], size: w[3] },
+            2 => Made::Split2dRow { parent, xrange: w[1] },
+            3 => Made::Split2dColumn { parent, xrange: w[1] },
+            4 => Made::SplitColor { parent, color: w[1] },
+            5 => Made::Init { npes: w[1] },
+            _ => return None,
+        })
+    }
+}
+
+/// Writes the description of the team on `slot` (made as `made`, members `pes`) into this
+/// PE's slot words.
+pub(crate) fn describe_team(rt: &Runtime, slot: usize, made: Made, pes: &PeSet) {
+    let words = &rt.ctrl.slot(rt.my_pe, slot)[W_DESC..W_DESC + DESC_WORDS];
+    let (kind, args) = made.words();
+    for (w, a) in words[1..5].iter().zip(args) {
+        w.store(a as u64, Ordering::Relaxed);
+    }
+    // Members in world terms when strided (oshrun lists who has not arrived from these).
+    let (start, stride, size) = match pes {
+        PeSet::Strided { start, stride, size } => (*start as i64, *stride, *size as u64),
+        PeSet::List { members, .. } => (-1, 0, members.len() as u64),
+    };
+    words[5].store(start as u64, Ordering::Relaxed);
+    words[6].store(stride as u64, Ordering::Relaxed);
+    words[7].store(size, Ordering::Relaxed);
+    words[0].store(DESC_TAG | kind, Ordering::Release);
+}
+
+/// The name of the team on `slot` as PE `pe` knows it: a predefined name, or how it was
+/// made ("split_strided(SHMEM_TEAM_WORLD, 0, 2, 4)").
+pub(crate) fn team_name(ctrl: &CtrlTable, pe: usize, slot: usize) -> String {
+    team_name_depth(ctrl, pe, slot, 0)
+}
+
+fn team_name_depth(ctrl: &CtrlTable, pe: usize, slot: usize, depth: usize) -> String {
+    match slot {
+        0 => return "SHMEM_TEAM_WORLD".into(),
+        1 => return "SHMEM_TEAM_SHARED".into(),
+        2 => return "SHMEMX_TEAM_NODE".into(),
+        3 => return "SHMEMX_TEAM_SAME_MYPE_NODE".into(),
+        _ => {}
+    }
+    let Some((made, _)) = read_desc(ctrl, pe, slot) else {
+        return format!("team {slot}");
+    };
+    let parent = |p: usize| {
+        if depth >= 3 {
+            format!("team {p}")
+        } else {
+            team_name_depth(ctrl, pe, p, depth + 1)
+        }
+    };
+    match made {
+        Made::SplitStrided { parent: p, start, stride, size } => {
+            format!("split_strided({}, {start}, {stride}, {size})", parent(p))
+        }
+        Made::Split2dRow { parent: p, xrange } => format!("split_2d({}, {xrange}) x-axis", parent(p)),
+        Made::Split2dColumn { parent: p, xrange } => format!("split_2d({}, {xrange}) y-axis", parent(p)),
+        Made::SplitColor { parent: p, color } => format!("split_color({}) color {color}", parent(p)),
+        Made::Init { npes } => format!("team_init of {npes} PEs"),
+    }
+}
+
+/// A team's members in world terms: (start, stride, size).
+type WorldStrided = (i64, i64, usize);
+
+/// The description on `slot` of PE `pe`, and its members in world terms when strided.
+fn read_desc(ctrl: &CtrlTable, pe: usize, slot: usize) -> Option<(Made, Option<WorldStrided>)> {
+    let words = &ctrl.slot(pe, slot)[W_DESC..W_DESC + DESC_WORDS];
+    let tag = words[0].load(Ordering::Acquire);
+    if tag & !0xffff != DESC_TAG {
+        return None;
+    }
+    let w = |i: usize| words[i].load(Ordering::Relaxed) as i64;
+    let made = Made::from_words(tag & 0xffff, [w(1), w(2), w(3), w(4)])?;
+    let (start, stride, size) = (w(5), w(6), w(7) as usize);
+    Some((made, (start >= 0).then_some((start, stride, size))))
+}
+
+// ------------------------------------------------------------------------------------------
+// Reading and describing states
+// ------------------------------------------------------------------------------------------
+
+/// One PE's published state, read at once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Snapshot {
+    pub doing: Doing,
+    pub seq: u64,
+    pub blocked_since: u64,
+    pub ended: u64,
+}
+
+pub(crate) fn snapshot(ctrl: &CtrlTable, pe: usize) -> Snapshot {
+    let s = &ctrl.pe(pe).state;
+    let call = s.call.load(Ordering::Relaxed);
+    let blocked = call >> KIND_SHIFT == KIND_IN_CALL && call & BLOCKED != 0;
+    Snapshot {
+        doing: Doing::decode(call),
+        seq: s.seq.load(Ordering::Relaxed),
+        blocked_since: if blocked { s.blocked_since.load(Ordering::Relaxed) } else { 0 },
+        ended: s.ended.load(Ordering::Relaxed),
+    }
+}
+
+impl Snapshot {
+    /// The team call this PE is in: (routine, slot, call number).
+    fn team_call(&self) -> Option<(u32, usize, u64)> {
+        match self.doing {
+            Doing::InCall { routine, team_slot: Some(slot) } if self.ended == 0 => {
+                Some((routine, slot, self.seq))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// "2.5 s", "63 s".
+fn secs(ms: u64) -> String {
+    if ms < 10_000 {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    } else {
+        format!("{} s", ms / 1000)
+    }
+}
+
+/// What PE `pe` is doing, in words: "in shmem_team_sync on SHMEM_TEAM_WORLD, call 17,
+/// waiting for 63 s", "computing outside the library for 63 s", "exited with status 0".
+pub(crate) fn describe(ctrl: &CtrlTable, pe: usize, now: u64) -> String {
+    let s = snapshot(ctrl, pe);
+    if s.ended != 0 {
+        let code = s.ended as u32;
+        return if s.ended >> 62 == 3 {
+            format!("was killed by signal {code}")
+        } else {
+            format!("exited with status {code}")
+        };
+    }
+    let ago = |t: u64| if t == 0 { String::new() } else { format!(" for {}", secs(now.saturating_sub(t))) };
+    match s.doing {
+        Doing::Starting => "starting (not in shmem_init yet)".into(),
+        Doing::InCall { routine, team_slot } => {
+            let mut text = format!("in {}", routine_name(routine));
+            if let Some(slot) = team_slot {
+                let _ = write!(text, " on {}, call {}", team_name(ctrl, pe, slot), s.seq);
+            }
+            if s.blocked_since != 0 {
+                let _ = write!(text, ", waiting{}", ago(s.blocked_since));
+            }
+            text
+        }
+        Doing::Outside { since_ms } => format!("computing outside the library{}", ago(since_ms)),
+        Doing::Finished { .. } => "finished (returned from shmem_finalize)".into(),
+    }
+}
+
+/// "PE 0..2, 5" for sorted PE numbers.
+fn ranges(pes: &[usize]) -> String {
+    if pes.is_empty() {
+        return "none".into();
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < pes.len() {
+        let mut j = i;
+        while j + 1 < pes.len() && pes[j + 1] == pes[j] + 1 {
+            j += 1;
+        }
+        out.push(if j > i { format!("{}..{}", pes[i], pes[j]) } else { pes[i].to_string() });
+        i = j + 1;
+    }
+    format!("PE {}", out.join(", "))
+}
+
+/// The lines about one team call: who waits in it, and what each member that has not
+/// arrived is doing. `members` are world PEs in team order; `visible(pe)` says whether this
+/// reader sees the PE's state (PEs of its host).
+fn call_lines(
+    ctrl: &CtrlTable,
+    call: (u32, usize, u64),
+    members: &[usize],
+    visible: &dyn Fn(usize) -> bool,
+    now: u64,
+    indent: &str,
+    out: &mut String,
+) {
+    let (_, slot, seq) = call;
+    let mut waiting = Vec::new();
+    let mut beyond = Vec::new();
+    let mut missing = Vec::new();
+    let mut elsewhere = Vec::new();
+    for &pe in members {
+        if !visible(pe) {
+            elsewhere.push(pe);
+            continue;
+        }
+        let s = snapshot(ctrl, pe);
+        match s.team_call() {
+            Some((_, sl, q)) if sl == slot && q == seq => waiting.push(pe),
+            Some((_, sl, q)) if sl == slot && q > seq => beyond.push(pe),
+            _ => missing.push(pe),
+        }
+    }
+    let _ = writeln!(out, "{indent}waiting in this call: {}", ranges(&waiting));
+    let mut differ = false;
+    for &pe in &waiting {
+        let s = snapshot(ctrl, pe);
+        // A routine is named once its wait sleeps (0 until then: nothing to compare).
+        if s.team_call().is_some_and(|c| c.0 != call.0 && c.0 != 0 && call.0 != 0) {
+            differ = true;
+            let _ = writeln!(out, "{indent}  PE {pe} is in a different routine: {}", describe(ctrl, pe, now));
+        }
+    }
+    if !beyond.is_empty() {
+        let _ = writeln!(out, "{indent}done with this call: {}", ranges(&beyond));
+    }
+    if missing.is_empty() && elsewhere.is_empty() {
+        let why = if differ { " (in different routines: the calls do not match)" } else { "" };
+        let _ = writeln!(out, "{indent}every member has arrived{why}");
+    }
+    for &pe in &missing {
+        let _ = writeln!(out, "{indent}not arrived: PE {pe}: {}", describe(ctrl, pe, now));
+    }
+    if !elsewhere.is_empty() {
+        let _ = writeln!(
+            out,
+            "{indent}on other hosts (their states are not visible here): {}",
+            ranges(&elsewhere)
+        );
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// The waiter's side
+// ------------------------------------------------------------------------------------------
+
+/// Watches one wait that went to sleep: records when it began to block, keeps the job's
+/// clock moving, and prints the hang report once the wait has lasted `hang_after_ms`.
+#[derive(Debug)]
+pub(crate) struct Watch {
+    rt: Option<&'static Runtime>,
+    since: u64,
+    next_look: u64,
+    done: bool,
+}
+
+/// How often a sleeping waiter reads the clock (it wakes every `SHMEMX_SLEEP_TIMEOUT_MS`).
+const LOOK_EVERY_MS: u64 = 20;
+
+impl Watch {
+    /// A wait is about to sleep.
+    pub(crate) fn start() -> Self {
+        let Some(rt) = crate::runtime::running() else {
+            return Watch { rt: None, since: 0, next_look: 0, done: true };
+        };
+        let now = now_ms();
+        HeaderView::new(&rt.map).tick_clock(now, LOOK_EVERY_MS);
+        // The call's first sleeping wait records when; a later wait of the same call keeps it.
+        let state = rt.my_state();
+        let call = state.call.load(Ordering::Relaxed);
+        let since = if call >> KIND_SHIFT != KIND_IN_CALL {
+            now
+        } else if call & BLOCKED != 0 {
+            state.blocked_since.load(Ordering::Relaxed)
+        } else {
+            // Name the routine now: the others read its id, not this process's reference.
+            let id = routine_id_of_ref(state.routine_ref.load(Ordering::Relaxed)) as u64;
+            state.blocked_since.store(now, Ordering::Relaxed);
+            state.call.store(call | BLOCKED | (id << 32 & ROUTINE_MASK), Ordering::Relaxed);
+            now
+        };
+        Watch { rt: Some(rt), since, next_look: now + LOOK_EVERY_MS, done: rt.wait.hang_report_ms == 0 }
+    }
+
+    /// The wait woke up and goes on waiting.
+    #[inline]
+    pub(crate) fn look(&mut self) {
+        let Some(rt) = self.rt else { return };
+        let now = now_ms();
+        if now < self.next_look {
+            return;
+        }
+        self.next_look = now + LOOK_EVERY_MS;
+        HeaderView::new(&rt.map).tick_clock(now, LOOK_EVERY_MS);
+        if !self.done && now.saturating_sub(self.since) >= rt.wait.hang_report_ms {
+            self.done = true;
+            report_hang(rt, now);
+        }
+    }
+}
+
+/// This PE has waited too long in its current call: if the call is on a team, and this PE
+/// is the first member of its host waiting in that call, it prints the report (once per
+/// call on this host).
+#[cold]
+fn report_hang(rt: &Runtime, now: u64) {
+    let me = snapshot(&rt.ctrl, rt.my_pe);
+    let Some(call @ (routine, slot, seq)) = me.team_call() else { return };
+    let Some(team) = rt.teams.by_slot(slot) else { return };
+    let members: Vec<usize> = (0..team.n_pes()).map(|i| team.pes.world_pe(i)).collect();
+    let local = |pe: usize| rt.topology.is_local(pe);
+    let first_waiting = members.iter().copied().find(|&pe| {
+        local(pe) && snapshot(&rt.ctrl, pe).team_call().is_some_and(|c| c.1 == slot && c.2 == seq)
+    });
+    if first_waiting.is_some_and(|pe| pe != rt.my_pe) {
+        return;
+    }
+    // Once per call: by this PE (whose later waits in the same call would find the time
+    // passed at once), and by one PE of the host.
+    static REPORTED: AtomicU64 = AtomicU64::new(0);
+    let key = (slot as u64 + 1) << 40 | seq;
+    if REPORTED.swap(key, Ordering::Relaxed) == key || !HeaderView::new(&rt.map).claim_hang_report(key) {
+        return;
+    }
+    let name = team_name(&rt.ctrl, rt.my_pe, slot);
+    let mut text = format!(
+        "ferroshmem: hang report: PE {} has waited {} in {} on {name}, call {seq} ({}={}; the job keeps waiting)\n",
+        rt.my_pe,
+        secs(now.saturating_sub(me.blocked_since)),
+        routine_name(routine),
+        ENV_HANG_REPORT,
+        rt.wait.hang_report_ms as f64 / 1000.0,
+    );
+    let _ = writeln!(text, "  team {name}: {} PEs ({})", members.len(), ranges(&sorted(&members)));
+    call_lines(&rt.ctrl, call, &members, &local, now, "  ", &mut text);
+    crate::runtime::report_line(&text);
+}
+
+fn sorted(pes: &[usize]) -> Vec<usize> {
+    let mut v = pes.to_vec();
+    v.sort_unstable();
+    v
+}
+
+// ------------------------------------------------------------------------------------------
+// oshrun's side
+// ------------------------------------------------------------------------------------------
+
+/// Every PE's state, as oshrun reads it from its mapping of the control blocks.
+pub(crate) fn report_all(ctrl: &CtrlTable, n_pes: usize, now: u64) -> String {
+    let mut text = String::new();
+    for pe in 0..n_pes {
+        let _ = writeln!(text, "  PE {pe}: {}", describe(ctrl, pe, now));
+    }
+    // The team calls PEs wait in, each once, with who has not arrived when the team's
+    // members are known (strided teams, and the predefined ones on one host).
+    let mut calls: Vec<(u32, usize, u64, usize)> = Vec::new();
+    for pe in 0..n_pes {
+        if let Some((routine, slot, seq)) = snapshot(ctrl, pe).team_call() {
+            if !calls
+                .iter()
+                .any(|c| c.1 == slot && c.2 == seq && members_of(ctrl, c.3, slot, n_pes).contains(&pe))
+            {
+                calls.push((routine, slot, seq, pe));
+            }
+        }
+    }
+    for (routine, slot, seq, pe) in calls {
+        let members = members_of(ctrl, pe, slot, n_pes);
+        if members.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            text,
+            "  waits in {} on {}, call {seq} (team of {} PEs: {}):",
+            routine_name(routine),
+            team_name(ctrl, pe, slot),
+            members.len(),
+            ranges(&sorted(&members))
+        );
+        call_lines(ctrl, (routine, slot, seq), &members, &|_| true, now, "    ", &mut text);
+    }
+    text
+}
+
+/// The world PEs of the team on `slot` as PE `pe` describes it (empty when not known).
+fn members_of(ctrl: &CtrlTable, pe: usize, slot: usize, n_pes: usize) -> Vec<usize> {
+    match slot {
+        // One host (oshrun): WORLD, SHARED and NODE are every PE; SAME_MYPE_NODE is one PE.
+        0..=2 => (0..n_pes).collect(),
+        3 => vec![pe],
+        _ => match read_desc(ctrl, pe, slot) {
+            Some((_, Some((start, stride, size)))) => {
+                (0..size as i64).map(|i| (start + i * stride) as usize).filter(|&p| p < n_pes).collect()
+            }
+            _ => Vec::new(),
+        },
+    }
+}
+
+/// oshrun's view of a job's states: the header and every control block, mapped read-write
+/// because oshrun writes two things, the job's clock and each PE's `ended` word (no PE writes
+/// that one); it never writes anything else.
+#[derive(Debug)]
+pub struct JobStates {
+    map: Mapping,
+    ctrl: CtrlTable,
+    n_pes: usize,
+}
+
+impl JobStates {
+    /// Maps the header and the control blocks of `file`.
+    pub fn map(file: &JobFile) -> crate::error::Result<Self> {
+        let layout = file.layout();
+        let map = Mapping::shared(file.fd(), 0, layout.heap_base)?;
+        let ctrl = CtrlTable::new(map.ptr, layout);
+        Ok(JobStates { map, ctrl, n_pes: layout.n_pes })
+    }
+
+    /// Advances the job's clock (oshrun does so every 50 ms).
+    pub fn tick_clock(&self) {
+        HeaderView::new(&self.map).tick_clock(now_ms(), 1);
+    }
+
+    /// Records that PE `pe`'s process ended: by `signal`, or with `status`.
+    pub fn record_end(&self, pe: usize, signal: Option<i32>, status: i32) {
+        if pe < self.n_pes {
+            self.ctrl.pe(pe).state.ended.store(encode_ended(signal, status), Ordering::Relaxed);
+        }
+    }
+
+    /// What every PE is doing, one line each, then the team calls PEs wait in and who has
+    /// not arrived.
+    pub fn report(&self) -> String {
+        report_all(&self.ctrl, self.n_pes, now_ms())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routine_ids_name_their_routines() {
+        for name in [
+            "shmem_team_sync",
+            "shmem_barrier_all",
+            "shmem_broadcastmem",
+            "shmem_int_sum_reduce",
+            "shmem_longdouble_max_reduce",
+            "shmem_complexd_prod_reduce",
+            "shmem_uint64_fcollect",
+            "shmem_int_collect",
+            "shmem_broadcast64",
+            "shmem_long_wait_until_all_vector",
+            "shmem_team_split_strided",
+            "Team::sync",
+        ] {
+            let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
+            let id = routine_id(leaked);
+            assert_ne!(id, 0, "{name}");
+            assert_eq!(routine_name(id), name);
+            assert_eq!(routine_id(leaked), id, "cached");
+        }
+        assert_eq!(routine_name(routine_id("shmem_nonsense")), "a library call");
+    }
+
+    #[test]
+    fn states_round_trip() {
+        for d in [
+            Doing::Starting,
+            Doing::InCall { routine: 77, team_slot: Some(5) },
+            Doing::InCall { routine: 3, team_slot: None },
+            Doing::Outside { since_ms: 123_456_789 },
+            Doing::Finished { since_ms: 42 },
+        ] {
+            assert_eq!(Doing::decode(d.encode()), d);
+        }
+    }
+
+    #[test]
+    fn the_threshold_is_read_in_seconds() {
+        assert_eq!(hang_report_ms(None), 60_000);
+        assert_eq!(hang_report_ms(Some("0")), 0);
+        assert_eq!(hang_report_ms(Some("1.5")), 1500);
+        assert_eq!(hang_report_ms(Some(" 2 ")), 2000);
+        assert_eq!(hang_report_ms(Some("-1")), 60_000);
+        assert_eq!(hang_report_ms(Some("soon")), 60_000);
+    }
+
+    #[test]
+    fn ranges_are_compact() {
+        assert_eq!(ranges(&[0, 1, 2, 5]), "PE 0..2, 5");
+        assert_eq!(ranges(&[]), "none");
+    }
+}
