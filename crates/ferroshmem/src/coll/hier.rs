@@ -411,11 +411,12 @@ pub(super) fn broadcast(
         team.sync_unchecked(rt);
         return Ok(());
     }
+    let args = Broadcast { dest, src, nbytes, root, update_root };
     if nbytes <= RING_ENTRY_BYTES && ring_enabled() {
-        return broadcast_ring(rt, team, groups, routine, dest, src, nbytes, root, update_root);
+        return broadcast_ring(rt, team, groups, routine, args);
     }
     if nbytes <= STAGED_BROADCAST_MAX {
-        return broadcast_staged(rt, team, groups, routine, dest, src, nbytes, root, update_root);
+        return broadcast_staged(rt, team, groups, routine, args);
     }
     let op = Op::new(rt, team, groups, routine);
     let root_group = groups.group_of(root);
@@ -471,6 +472,16 @@ pub(super) fn broadcast(
     Ok(())
 }
 
+/// A broadcast's arguments, as every member passes them to [`broadcast`].
+#[derive(Debug, Clone, Copy)]
+struct Broadcast {
+    dest: usize,
+    src: usize,
+    nbytes: usize,
+    root: usize,
+    update_root: bool,
+}
+
 /// Whether small broadcasts take the rings (`FSH_HIER_BROADCAST_RING=0`: the staged exchanges
 /// instead, for measuring one against the other).
 fn ring_enabled() -> bool {
@@ -523,18 +534,14 @@ impl BroadcastRing {
 /// there raised to the current epoch) after every [`RING_CREDIT_EVERY`]-th small broadcast,
 /// and a root reads these credits in its own leader's staging area. Between two hosts with
 /// one root that is 1 + 1 / `RING_CREDIT_EVERY` messages per broadcast.
-#[allow(clippy::too_many_arguments)]
 fn broadcast_ring(
     rt: &Runtime,
     team: &TeamInner,
     groups: &HostGroups,
     routine: &'static str,
-    dest: usize,
-    src: usize,
-    nbytes: usize,
-    root: usize,
-    update_root: bool,
+    args: Broadcast,
 ) -> Result<()> {
+    let Broadcast { dest, src, nbytes, root, update_root } = args;
     let op = Op::new(rt, team, groups, routine);
     let ring = team.broadcast_ring(groups.len());
     let b = ring.taken.fetch_add(1, Ordering::Relaxed);
@@ -645,18 +652,14 @@ fn broadcast_ring(
 /// copies the whole into its members' destinations and releases them. On the root's host the
 /// leader sends from the root's source and copies it into its members' destinations. Every
 /// member arrives at its leader and waits for its release, nothing else.
-#[allow(clippy::too_many_arguments)]
 fn broadcast_staged(
     rt: &Runtime,
     team: &TeamInner,
     groups: &HostGroups,
     routine: &'static str,
-    dest: usize,
-    src: usize,
-    nbytes: usize,
-    root: usize,
-    update_root: bool,
+    args: Broadcast,
 ) -> Result<()> {
+    let Broadcast { dest, src, nbytes, root, update_root } = args;
     let op = Op::new(rt, team, groups, routine);
     let chunks = nbytes.div_ceil(STAGE_HALF) as u64;
     // Chunk c: the other leaders' "entered" is flag value 2c, the root's leader's data 2c + 1.
