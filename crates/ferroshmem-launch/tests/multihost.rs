@@ -124,7 +124,7 @@ const CASES: &[Case] = &[
     // A hang report across hosts: PE 1 computes for 3 s; PE 0 (its host) reports it.
     Case {
         env: &[("SHMEMX_HANG_REPORT", "0.5")],
-        expect_output: Some("not arrived: PE 1: computing outside the library for"),
+        expect_output: Some("not arrived: PE 1: computing outside the library"),
         only_on: Some(&["2:2,2"]),
         ..case("tests/c/hang_slow.c")
     },
