@@ -152,6 +152,13 @@ fn one_write_wakes_every_sleeping_pe() {
         |s| {
             let (me, n) = (s.my_pe(), s.n_pes());
             let flag: SymSlice<u64> = s.alloc(1).unwrap();
+            // PE 0's flag starts at 0 before anybody waits on it. (Each PE used to clear it
+            // itself; one late enough cleared it after PE 0 had set it, and waited forever:
+            // PE 0 counts sleepers on its doorbell, which may still be PEs asleep in a barrier.)
+            if me == 0 {
+                flag.write(0, 0).unwrap();
+            }
+            s.barrier_all();
             if me == 0 {
                 // Wait (without sleeping ourselves) until every other PE is asleep on our doorbell,
                 // then release them all with one write.
@@ -164,7 +171,6 @@ fn one_write_wakes_every_sleeping_pe() {
                 flag.atomic_set(0, 0, 1).unwrap();
             } else {
                 let before = ferroshmem::wait::sleep_stats();
-                flag.p(0, 0, 0).unwrap();
                 // Waits on PE 0's word: long enough that the wait goes to sleep.
                 let ready = || flag.atomic_fetch(0, 0).unwrap() == 1;
                 s.wait_on(0, ready).unwrap();
