@@ -151,7 +151,9 @@ fn candidates() -> Vec<String> {
     // SAFETY: dladdr fills `info` for an address inside a loaded object (this function).
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: as above; the address is code of this object.
-    if unsafe { libc::dladdr(candidates as fn() -> Vec<String> as *const c_void, &mut info) } != 0 && !info.dli_fname.is_null() {
+    if unsafe { libc::dladdr(candidates as fn() -> Vec<String> as *const c_void, &mut info) } != 0
+        && !info.dli_fname.is_null()
+    {
         // SAFETY: dladdr's file name is NUL-terminated and lives as long as the object.
         let own = unsafe { CStr::from_ptr(info.dli_fname) }.to_string_lossy().into_owned();
         if let Some(dir) = std::path::Path::new(&own).parent() {

@@ -626,17 +626,7 @@ fn ranges(pes: &[usize]) -> String {
     if pes.is_empty() {
         return "none".into();
     }
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < pes.len() {
-        let mut j = i;
-        while j + 1 < pes.len() && pes[j + 1] == pes[j] + 1 {
-            j += 1;
-        }
-        out.push(if j > i { format!("{}..{}", pes[i], pes[j]) } else { pes[i].to_string() });
-        i = j + 1;
-    }
-    format!("PE {}", out.join(", "))
+    crate::team::checked::ranges(pes)
 }
 
 /// The lines about one team call: who waits in it, and what each member that has not

@@ -235,7 +235,12 @@ impl Layout {
         // SAFETY: a fresh PROT_NONE reservation at an address the kernel picks aliases nothing,
         // and is unmapped at once.
         let reserved = unsafe {
-            mmap_anonymous(std::ptr::null_mut(), span, ProtFlags::empty(), MapFlags::PRIVATE | MapFlags::NORESERVE)
+            mmap_anonymous(
+                std::ptr::null_mut(),
+                span,
+                ProtFlags::empty(),
+                MapFlags::PRIVATE | MapFlags::NORESERVE,
+            )
         };
         match reserved {
             Ok(p) => {

@@ -276,9 +276,8 @@ impl Launcher {
     fn new(args: &Args, path: &std::path::Path, fd: i32) -> Result<Self, String> {
         use std::ffi::CString;
         use std::os::unix::ffi::OsStrExt;
-        let c = |bytes: &[u8], what: &str| {
-            CString::new(bytes).map_err(|_| format!("{what} contains a NUL byte"))
-        };
+        let c =
+            |bytes: &[u8], what: &str| CString::new(bytes).map_err(|_| format!("{what} contains a NUL byte"));
         let path = c(path.as_os_str().as_bytes(), "the program's path")?;
         let argv = std::iter::once(args.program.as_str())
             .chain(args.args.iter().map(String::as_str))
@@ -304,12 +303,8 @@ impl Launcher {
         let pe_var = std::ffi::CString::new(format!("{}={pe}", job::ENV_PE)).expect("digits only");
         let argv: Vec<*const libc::c_char> =
             self.argv.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect();
-        let envp: Vec<*const libc::c_char> = self
-            .env
-            .iter()
-            .map(|e| e.as_ptr())
-            .chain([pe_var.as_ptr(), std::ptr::null()])
-            .collect();
+        let envp: Vec<*const libc::c_char> =
+            self.env.iter().map(|e| e.as_ptr()).chain([pe_var.as_ptr(), std::ptr::null()]).collect();
         // SAFETY: oshrun has one thread, so the forked child holds no lock another thread
         // held; until exec it runs async-signal-safe calls only: reset the signal mask and
         // SIGPIPE (as Command does: oshrun blocks the signals it handles, and Rust ignores

@@ -160,7 +160,7 @@ pub fn check_team(rt: &Runtime, team: &TeamInner, signature: &Signature) -> Resu
 }
 
 /// "PE 0..2, 5" for sorted member numbers.
-fn ranges(pes: &[usize]) -> String {
+pub(crate) fn ranges(pes: &[usize]) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < pes.len() {
