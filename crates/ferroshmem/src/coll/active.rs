@@ -36,7 +36,7 @@ pub enum SetGroup {
 }
 
 /// The group an active-set collective of `routine` runs on: checks the triplet and `pSync`
-/// as [`ActiveSet::new`] does, then takes the set's team, making it at the set's first
+/// (`ActiveSet::check`), then takes the set's team, making it at the set's first
 /// collective (a collective step of every member: each calls this with the same set).
 pub fn active_group(
     rt: &Runtime,

@@ -609,20 +609,8 @@ pub struct ActiveSet {
 }
 
 impl ActiveSet {
-    /// Checks the triplet against the job and this PE's membership.
-    pub fn new(
-        rt: &Runtime,
-        routine: &'static str,
-        start: i64,
-        log_stride: i64,
-        size: i64,
-        psync: usize,
-    ) -> Result<Self> {
-        let (start, stride, size, me) = Self::check(rt, routine, start, log_stride, size, psync)?;
-        Ok(Self::checked(rt, start, stride, size, me, psync))
-    }
-
-    /// An active set whose arguments [`Self::check`] accepted.
+    /// An active set whose arguments [`Self::check`] accepted (`active::active_group` makes
+    /// them: it checks, then looks for the set's team before it builds this).
     fn checked(rt: &Runtime, start: usize, stride: usize, size: usize, me: usize, psync: usize) -> Self {
         let spans_hosts = rt.spans_hosts(size, |i| start + i * stride);
         ActiveSet { spans_hosts, start, stride, size, me, psync }
