@@ -1,5 +1,5 @@
 //! Hang reports: every PE publishes what it is doing in its control block
-//! ([`crate::ctrl::PeState`]), and a PE that has waited too long in a team call, or oshrun on
+//! (`ctrl::PeState`), and a PE that has waited too long in a team call, or oshrun on
 //! SIGINT/SIGUSR1, prints who is where.
 //!
 //! What a call costs: the routine's id (looked up once per name, then a cache hit), a load
