@@ -46,11 +46,15 @@ pub fn active_group(
     size: i64,
     psync: usize,
 ) -> Result<SetGroup> {
-    let (start, stride, size, me) = ActiveSet::check(rt, routine, start, log_stride, size, psync)?;
-    let key = (start, stride, size);
-    if key == (0, 1, rt.n_pes) {
+    if start == 0 && log_stride == 0 && size == rt.n_pes as i64 {
+        // The whole world, the common case of old programs: only pSync needs checking (the
+        // general check below divides by the stride, which costs more than an eager
+        // broadcast's own work at 8 PEs).
+        ActiveSet::check_psync(rt, routine, psync)?;
         return Ok(SetGroup::World);
     }
+    let (start, stride, size, me) = ActiveSet::check(rt, routine, start, log_stride, size, psync)?;
+    let key = (start, stride, size);
     let known = rt.teams.active_sets.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned();
     if let Some(Some(team)) = known {
         return Ok(SetGroup::Team(team));

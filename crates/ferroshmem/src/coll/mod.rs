@@ -638,18 +638,24 @@ impl ActiveSet {
             ));
         }
         let me = rt.my_pe as i64 - start;
-        if me < 0 || me % stride != 0 || me / stride >= size {
+        if me < 0 || me & (stride - 1) != 0 || me >> log_stride >= size {
             return Err(Error::invalid(
                 routine,
                 "PE_start/logPE_stride/PE_size",
                 format!("PE {} is not in the active set ({start}, {log_stride}, {size})", rt.my_pe),
             ));
         }
+        Self::check_psync(rt, routine, psync)?;
+        Ok((start as usize, stride as usize, size as usize, (me >> log_stride) as usize))
+    }
+
+    /// Checks that `pSync` is 8-byte aligned and symmetric for [`PSYNC_WORDS`] words.
+    #[inline]
+    fn check_psync(rt: &Runtime, routine: &'static str, psync: usize) -> Result<()> {
         if !psync.is_multiple_of(8) {
             return Err(Error::invalid(routine, "pSync", "not 8-byte aligned"));
         }
-        rt.translate(routine, psync, PSYNC_WORDS * 8, rt.my_pe as i64)?;
-        Ok((start as usize, stride as usize, size as usize, (me / stride) as usize))
+        rt.translate(routine, psync, PSYNC_WORDS * 8, rt.my_pe as i64).map(|_| ())
     }
 
     fn word(&self, rt: &Runtime, member: usize, k: usize) -> &AtomicU64 {
