@@ -5,22 +5,25 @@
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use crate::job::{rdv_record_words, Layout, CTRL_FIXED, RDV_RECORDS};
+use crate::sync_prims;
 
 /// The fixed head of a PE's control block: one cache line (aligned to it), whose words every
-/// waiter on this PE and every writer that may have to wake one touch together.
+/// waiter on this PE and every writer that may have to wake one touch together. The three
+/// doorbell words are the wait protocol's (`wait`), so their type comes from `sync_prims`:
+/// std's `AtomicU32`, or loom's when loom model-checks the protocol.
 #[repr(C, align(64))]
 #[derive(Debug)]
 pub struct PeCtrl {
     /// Bumped (then futex-woken) by any writer that finds `sleepers` nonzero.
-    pub doorbell: AtomicU32,
+    pub doorbell: sync_prims::AtomicU32,
     /// Number of threads (of any PE) asleep waiting for this PE's memory to change.
-    pub sleepers: AtomicU32,
+    pub sleepers: sync_prims::AtomicU32,
     /// Set by a waiter about to sleep, cleared by the one writer that rings for it: later
     /// writers then skip the wake system call until a waiter sleeps again.
-    pub armed: AtomicU32,
+    pub armed: sync_prims::AtomicU32,
     /// The CPU this PE last ran a central sync on, plus one (0: not known yet).
     pub cpu: AtomicU32,
-    _pad: [u8; 48],
+    _pad: [u8; 64 - HEAD_WORDS],
     /// Keeps `state` away from the doorbell's line and its neighbour (the adjacent-line
     /// prefetcher pairs lines), which every writer to this PE reads.
     _gap: [u8; STATE_OFFSET - 64],
@@ -52,10 +55,39 @@ pub struct PeState {
     _pad: [u8; 24],
 }
 
+/// Bytes of the four words that open a control block (16; more under loom, whose atomics are
+/// larger, and whose control blocks are never mapped).
+const HEAD_WORDS: usize = 3 * std::mem::size_of::<sync_prims::AtomicU32>() + std::mem::size_of::<AtomicU32>();
+
 /// Offset of [`PeState`] in a control block.
 const STATE_OFFSET: usize = 2048;
 const _: () = assert!(std::mem::size_of::<PeCtrl>() <= CTRL_FIXED);
 const _: () = assert!(std::mem::offset_of!(PeCtrl, state) == STATE_OFFSET);
+
+#[cfg(loom)]
+impl PeCtrl {
+    /// A control block outside shared memory, for the loom models of `wait` (loom's atomics
+    /// are made inside a model, so they cannot live in the job file).
+    pub(crate) fn for_loom() -> Self {
+        let word = || AtomicU64::new(0);
+        PeCtrl {
+            doorbell: sync_prims::AtomicU32::new(0),
+            sleepers: sync_prims::AtomicU32::new(0),
+            armed: sync_prims::AtomicU32::new(0),
+            cpu: AtomicU32::new(0),
+            _pad: [0; 64 - HEAD_WORDS],
+            _gap: [0; STATE_OFFSET - 64],
+            state: PeState {
+                call: word(),
+                seq: word(),
+                blocked_since: word(),
+                ended: word(),
+                routine_ref: word(),
+                _pad: [0; 24],
+            },
+        }
+    }
+}
 
 /// Addresses of every PE's control block inside this process's mapping of the job file.
 #[derive(Debug, Clone, Copy)]

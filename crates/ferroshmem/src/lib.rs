@@ -72,6 +72,7 @@ pub(crate) mod job;
 pub(crate) mod net;
 pub(crate) mod racefree;
 pub(crate) mod static_data;
+pub(crate) mod sync_prims;
 pub(crate) mod topology;
 
 /// What `oshrun` needs of the job file: create it, pass its descriptor on, and watch its

@@ -2,24 +2,27 @@
 //! spin briefly, then yield the core, then sleep on the memory owner's shared futex doorbell.
 //!
 //! Protocol (a Dekker pair, hence the SeqCst fences): a waiter reads the doorbell, arms it,
-//! registers in `sleepers`, re-checks its condition, and sleeps only if the doorbell is
+//! registers in `sleepers`, fences, re-checks its condition, and sleeps only if the doorbell is
 //! unchanged. A writer changes memory, fences, and if the owner has sleepers and the bell is
 //! armed, disarms it, bumps the doorbell and wakes them. Either the writer sees the
 //! registration, or the waiter's re-check sees the write; and a bell disarmed by an earlier
 //! writer has changed the doorbell after the waiter read it, so that waiter does not sleep.
 //! Only the first write after a waiter falls asleep pays for a wake: a PE asleep in a barrier
-//! does not make every put to it a system call. `tests/loom_doorbell.rs` model-checks the
-//! protocol (one and two writers, re-arming, the futex as the kernel implements it).
-//! The futex sleep also has a timeout, so a change made by a plain local store (which rings no
-//! bell) is still noticed.
+//! does not make every put to it a system call. The futex sleep also has a timeout, so a
+//! change made by a plain local store (which rings no bell) is still noticed.
+//!
+//! Loom model-checks this very code (module `loom_model` at the end: one and two writers, two
+//! waiters, re-arming after a wake for another word, PEs outnumbering cores or not, plain
+//! stores noticed by the timeout): built with `--cfg loom`, the atomics, the yield and the futex
+//! come from loom (`sync_prims`). `tests/loom.rs` runs it within the normal test command.
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{fence, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rustix::thread::futex;
-
 use crate::ctrl::PeCtrl;
+// std's and rustix's in a normal build, loom's under `--cfg loom` (see `sync_prims`).
+use crate::sync_prims::{fence, futex, spin_loop, yield_now};
 
 /// How long each phase of a wait lasts; chosen once per PE from the PE/core ratio.
 #[derive(Debug, Clone, Copy)]
@@ -99,7 +102,7 @@ pub fn wait_until_rung(policy: &WaitPolicy, owner: &PeCtrl, mut ready: impl FnMu
 #[cold]
 fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, max_sleep: Duration, ready: &mut dyn FnMut() -> bool) {
     for _ in 0..policy.spins {
-        std::hint::spin_loop();
+        spin_loop();
         if ready() {
             return;
         }
@@ -117,6 +120,13 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, max_sleep: Duration, ready: &m
         let bell = owner.doorbell.load(Ordering::SeqCst);
         owner.armed.store(1, Ordering::SeqCst);
         owner.sleepers.fetch_add(1, Ordering::SeqCst);
+        // The waiter's half of the Dekker pair (the writer's is the fence in `notify`): the
+        // re-check below reads with whatever ordering the caller chose (Acquire, as a rule),
+        // and without a SeqCst fence between the registration and it, the memory model lets
+        // the re-check miss the write while the writer misses the registration. x86 cannot
+        // do that (the locked add is a full barrier) but the model can, and loom finds it
+        // (`loom_model` below): a lost wake-up. One fence before a sleep costs nothing.
+        fence(Ordering::SeqCst);
         if ready() {
             owner.sleepers.fetch_sub(1, Ordering::SeqCst);
             return;
@@ -153,7 +163,7 @@ fn yield_until(policy: &WaitPolicy, ready: &mut dyn FnMut() -> bool) -> bool {
     let start = Instant::now();
     loop {
         for _ in 0..8 {
-            std::thread::yield_now();
+            yield_now();
             if ready() {
                 return true;
             }
@@ -182,4 +192,163 @@ fn ring(owner: &PeCtrl) {
     owner.doorbell.fetch_add(1, Ordering::SeqCst);
     // The kernel reads the count as an int: u32::MAX would be -1 and wake a single waiter.
     let _ = futex::wake(&owner.doorbell, futex::Flags::empty(), i32::MAX as u32);
+}
+
+/// Loom models of the protocol, run on the functions above (`sync_prims` gives them loom's
+/// atomics, spin hint and yield, and a model of the futex as the kernel implements it): a
+/// waiter never sleeps through the write it waits for, whatever the interleaving, with one or
+/// two writers or two waiters, whether PEs outnumber cores or not (after a wake-up for a write
+/// it does not care about, a waiter yields before it re-arms the bell only when they do not).
+/// A lost wake-up leaves the waiter asleep with nobody to wake it: loom reports a deadlock.
+/// Run with `RUSTFLAGS="--cfg loom" cargo test -p ferroshmem --release --lib loom` (the test
+/// `tests/loom.rs` runs it as part of the normal test command).
+#[cfg(all(test, loom))]
+mod loom_model {
+    use super::*;
+    use crate::sync_prims::AtomicU32;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    /// A PE's control block and two words of its memory: the one a waiter waits for, and one
+    /// it does not care about.
+    struct Pe {
+        ctrl: PeCtrl,
+        flag: AtomicU32,
+        other: AtomicU32,
+    }
+
+    impl Pe {
+        fn new() -> Arc<Pe> {
+            Arc::new(Pe { ctrl: PeCtrl::for_loom(), flag: AtomicU32::new(0), other: AtomicU32::new(0) })
+        }
+
+        /// A put of `flag` (a plus one, as counters and epochs grow), then the writer's
+        /// notification, as the runtime's stores to another PE's memory do.
+        fn bump_flag(&self) {
+            self.flag.fetch_add(1, Ordering::Release);
+            notify(&self.ctrl);
+        }
+
+        /// A put to a word the waiter does not wait for.
+        fn put_other(&self) {
+            self.other.store(1, Ordering::Release);
+            notify(&self.ctrl);
+        }
+
+        /// A waiter's condition, with the runtime's ordering (Acquire).
+        fn flag_at_least(&self, n: u32) -> bool {
+            self.flag.load(Ordering::Acquire) >= n
+        }
+    }
+
+    /// One spin, no time spent yielding (one round of yields: the clock must not steer loom's
+    /// executions), so that every phase of a wait runs and the model stays small.
+    fn policy(oversubscribed: bool) -> WaitPolicy {
+        WaitPolicy {
+            spins: 1,
+            yield_for: Duration::ZERO,
+            sleep_for: Duration::from_millis(2),
+            oversubscribed,
+            hang_report_ms: 0,
+        }
+    }
+
+    fn check(preemptions: usize, model: impl Fn() + Sync + Send + 'static) {
+        let mut builder = loom::model::Builder::new();
+        // LOOM_MAX_PREEMPTIONS, when set, wins (e.g. 3 for a deeper run).
+        builder.preemption_bound.get_or_insert(preemptions);
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let start = N.load(Ordering::SeqCst);
+        builder.check(move || {
+            N.fetch_add(1, Ordering::SeqCst);
+            model()
+        });
+        eprintln!("ITER {}", N.load(Ordering::SeqCst) - start);
+    }
+
+    fn spawn(pe: &Arc<Pe>, f: impl FnOnce(&Pe) + 'static) -> thread::JoinHandle<()> {
+        let pe = pe.clone();
+        thread::spawn(move || f(&pe))
+    }
+
+    #[test]
+    fn loom_a_write_wakes_the_sleeper() {
+        for oversubscribed in [false, true] {
+            check(3, move || {
+                let pe = Pe::new();
+                let writer = spawn(&pe, Pe::bump_flag);
+                wait_until(&policy(oversubscribed), &pe.ctrl, || pe.flag_at_least(1));
+                writer.join().unwrap();
+            });
+        }
+    }
+
+    #[test]
+    fn loom_a_write_wakes_a_rung_wait() {
+        check(3, || {
+            let pe = Pe::new();
+            let writer = spawn(&pe, Pe::bump_flag);
+            wait_until_rung(&policy(false), &pe.ctrl, || pe.flag_at_least(1));
+            writer.join().unwrap();
+        });
+    }
+
+    /// The waiter is rung for a put it does not care about, yields (or not, oversubscribed),
+    /// re-arms the bell, and must be rung again for its flag.
+    #[test]
+    fn loom_a_wake_for_another_word_rearms_the_bell() {
+        for oversubscribed in [false, true] {
+            check(2, move || {
+                let pe = Pe::new();
+                let other = spawn(&pe, Pe::put_other);
+                let writer = spawn(&pe, Pe::bump_flag);
+                wait_until(&policy(oversubscribed), &pe.ctrl, || pe.flag_at_least(1));
+                other.join().unwrap();
+                writer.join().unwrap();
+            });
+        }
+    }
+
+    /// Two writes, the first of which disarms the bell: the second wait must arm it again.
+    #[test]
+    fn loom_two_writes_two_waits() {
+        check(2, || {
+            let pe = Pe::new();
+            let writers = [spawn(&pe, Pe::bump_flag), spawn(&pe, Pe::bump_flag)];
+            let policy = policy(false);
+            wait_until(&policy, &pe.ctrl, || pe.flag_at_least(1));
+            wait_until(&policy, &pe.ctrl, || pe.flag_at_least(2));
+            for w in writers {
+                w.join().unwrap();
+            }
+        });
+    }
+
+    /// Two waiters (two PEs waiting on one PE's memory) and one write: both wake.
+    #[test]
+    fn loom_one_write_wakes_two_sleepers() {
+        check(2, || {
+            let pe = Pe::new();
+            let policy = policy(true);
+            let waiter = spawn(&pe, move |pe| wait_until(&policy, &pe.ctrl, || pe.flag_at_least(1)));
+            let writer = spawn(&pe, Pe::bump_flag);
+            wait_until(&policy, &pe.ctrl, || pe.flag_at_least(1));
+            waiter.join().unwrap();
+            writer.join().unwrap();
+        });
+    }
+
+    /// A plain store rings no bell: the sleep's timeout is what notices it.
+    #[test]
+    fn loom_a_plain_store_is_seen_after_a_timeout() {
+        for oversubscribed in [false, true] {
+            check(3, move || {
+                futex::sleeps_time_out();
+                let pe = Pe::new();
+                let writer = spawn(&pe, |pe| pe.flag.store(1, Ordering::Release));
+                wait_until(&policy(oversubscribed), &pe.ctrl, || pe.flag_at_least(1));
+                writer.join().unwrap();
+            });
+        }
+    }
 }
