@@ -64,7 +64,7 @@ const STATE_OFFSET: usize = 2048;
 const _: () = assert!(std::mem::size_of::<PeCtrl>() <= CTRL_FIXED);
 const _: () = assert!(std::mem::offset_of!(PeCtrl, state) == STATE_OFFSET);
 
-#[cfg(loom)]
+#[cfg(all(loom, test))]
 impl PeCtrl {
     /// A control block outside shared memory, for the loom models of `wait` (loom's atomics
     /// are made inside a model, so they cannot live in the job file).

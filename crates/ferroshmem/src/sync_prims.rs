@@ -64,6 +64,7 @@ pub(crate) mod futex {
     }
 
     /// From now on in this execution, a sleep that would block times out at once.
+    #[cfg(test)]
     pub(crate) fn sleeps_time_out() {
         BUCKET.time_out.store(true, Ordering::Relaxed);
     }
