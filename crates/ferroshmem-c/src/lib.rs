@@ -160,7 +160,7 @@ pub(crate) fn report_failure(rt: &Runtime, e: &fcore::Error, lead: bool) {
     let mismatch = matches!(e, fcore::Error::CollectiveMismatch { .. })
         || matches!(e, fcore::Error::TeamCreate { code, .. } if *code == codes::MISMATCH);
     if rt.debug || (mismatch && lead) {
-        rt.report(format_args!("{e}"));
+        rt.report(format_args!("{}", e.report()));
     }
 }
 

@@ -25,7 +25,7 @@ fn start(thread_level: ThreadLevel) -> c_int {
             0
         }
         Err(e) => {
-            fcore::runtime::report_line(&format!("ferroshmem: shmem_init: {e}\n"));
+            fcore::runtime::report_line(&format!("ferroshmem: shmem_init: {}\n", e.report()));
             std::process::exit(fcore::runtime::ERROR_EXIT_STATUS)
         }
     }

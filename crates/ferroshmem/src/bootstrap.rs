@@ -41,7 +41,7 @@ fn env_usize(name: &str) -> Result<Option<usize>> {
     match std::env::var(name) {
         Err(_) => Ok(None),
         Ok(v) => job::parse_size(&v).map(Some).ok_or_else(|| {
-            Error::Bootstrap(format!("{name}={v:?} is not a size (examples: 65536, 512M, 2G)"))
+            Error::bootstrap(format!("{name}={v:?} is not a size (examples: 65536, 512M, 2G)"))
         }),
     }
 }
@@ -63,30 +63,30 @@ pub(crate) fn attach() -> Result<Attached> {
     }
     let file = JobFile::create(requested_layout(1)?)?;
     rustix::io::fcntl_setfd(file.fd(), rustix::io::FdFlags::CLOEXEC)
-        .map_err(|e| Error::Bootstrap(format!("fcntl: {e}")))?;
+        .map_err(|e| Error::bootstrap_os("fcntl", e))?;
     Ok(Attached { job: file, my_pe: 0, topology: Topology::single_host(1, 0), pmix: None })
 }
 
 fn attach_oshrun(fd_text: &str) -> Result<Attached> {
     let fd: i32 = fd_text
         .parse()
-        .map_err(|_| Error::Bootstrap(format!("{}={fd_text:?} is not a descriptor", job::ENV_JOB_FD)))?;
+        .map_err(|_| Error::bootstrap(format!("{}={fd_text:?} is not a descriptor", job::ENV_JOB_FD)))?;
     let pe: usize = std::env::var(job::ENV_PE)
         .ok()
         .and_then(|v| v.parse().ok())
-        .ok_or_else(|| Error::Bootstrap(format!("{} is missing or not a number", job::ENV_PE)))?;
+        .ok_or_else(|| Error::bootstrap(format!("{} is missing or not a number", job::ENV_PE)))?;
     // Children of this PE (if it runs programs) must not think they are PEs of this job.
     std::env::remove_var(job::ENV_JOB_FD);
     let file = JobFile::from_inherited(fd)?;
     let n = file.layout().n_pes;
     if pe >= n {
-        return Err(Error::Bootstrap(format!("PE {pe} but the job has {n} PEs")));
+        return Err(Error::bootstrap(format!("PE {pe} but the job has {n} PEs")));
     }
     Ok(Attached { job: file, my_pe: pe, topology: Topology::single_host(n, pe), pmix: None })
 }
 
-fn pmix_error(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Bootstrap(format!("PMIx: {what}: {e}"))
+fn pmix_error(what: &str, e: ferroshmem_wire::Error) -> Error {
+    Error::bootstrap_transport(format!("PMIx: {what}"), e)
 }
 
 fn attach_pmix() -> Result<Attached> {
@@ -94,7 +94,7 @@ fn attach_pmix() -> Result<Attached> {
     let my_pe = pmix.rank() as usize;
     let n_pes = pmix.job_size() as usize;
     if my_pe >= n_pes {
-        return Err(Error::Bootstrap(format!("PMIx says rank {my_pe} of a job of {n_pes}")));
+        return Err(Error::bootstrap(format!("PMIx says rank {my_pe} of a job of {n_pes}")));
     }
     // Launchers give PMIX_NODEID for a PE's own rank (Open MPI 4.1 not for others): every PE
     // posts its own, and one collecting fence tells everybody where everybody runs.
@@ -107,7 +107,7 @@ fn attach_pmix() -> Result<Attached> {
             let b = pmix.get_bytes(r as u32, NODE_KEY).map_err(|e| pmix_error("node ids", e))?;
             let b: [u8; 4] = b
                 .try_into()
-                .map_err(|_| Error::Bootstrap(format!("PE {r} published a malformed node id")))?;
+                .map_err(|_| Error::bootstrap(format!("PE {r} published a malformed node id")))?;
             Ok(u32::from_le_bytes(b))
         })
         .collect::<Result<Vec<u32>>>()?;
@@ -129,11 +129,11 @@ fn attach_pmix() -> Result<Attached> {
             let note = String::from_utf8_lossy(&note).into_owned();
             let path =
                 note.split_once(':').map(|(pid, fd)| format!("/proc/{pid}/fd/{fd}")).ok_or_else(|| {
-                    Error::Bootstrap(format!("PE {leader} published {note:?} for the job file"))
+                    Error::bootstrap(format!("PE {leader} published {note:?} for the job file"))
                 })?;
             let fd = rustix::fs::open(&path, rustix::fs::OFlags::RDWR | rustix::fs::OFlags::CLOEXEC, rustix::fs::Mode::empty())
                 .map_err(|e| {
-                    Error::Bootstrap(format!(
+                    Error::bootstrap(format!(
                         "opening the host's job file {path} of PE {leader}: {e} (PEs of one host must see each other's /proc)"
                     ))
                 })?;

@@ -159,10 +159,10 @@ impl Layout {
     /// Computes the layout for `n_pes` PEs with `heap_size` bytes of heap and `team_slots` slots each.
     pub fn new(n_pes: usize, heap_size: usize, team_slots: usize) -> Result<Self> {
         if n_pes == 0 || n_pes > (1 << 24) {
-            return Err(Error::Bootstrap(format!("unsupported number of PEs: {n_pes}")));
+            return Err(Error::bootstrap(format!("unsupported number of PEs: {n_pes}")));
         }
         if heap_size > isize::MAX as usize || team_slots > (1 << 32) {
-            return Err(Error::Bootstrap(format!(
+            return Err(Error::bootstrap(format!(
                 "unsupported heap size {heap_size} (SHMEM_SYMMETRIC_SIZE) or team slots {team_slots} (SHMEMX_TEAM_SLOTS)"
             )));
         }
@@ -181,7 +181,7 @@ impl Layout {
             .and_then(|len| len.checked_add(MAX_HEAP_ALIGN))
             .filter(|&len| len <= isize::MAX as usize)
             .ok_or_else(|| {
-                Error::Bootstrap(format!(
+                Error::bootstrap(format!(
                     "a job of {n_pes} PEs with {} of symmetric heap each (SHMEM_SYMMETRIC_SIZE) does not fit in an address space",
                     human_bytes(heap_size)
                 ))
@@ -248,17 +248,20 @@ impl Layout {
                 let _ = unsafe { munmap(p, span) };
                 Ok(())
             }
-            Err(e) => Err(Error::Bootstrap(format!(
+            Err(e) => Err(Error::bootstrap_os(
+                format!(
                 "a job of {n} PEs needs {total} of address space in every PE: {n} x ({heap} of symmetric heap \
                  (SHMEM_SYMMETRIC_SIZE) + {ctrl} of control block ({slots} team slots, SHMEMX_TEAM_SLOTS)), \
-                 more than a process may reserve here ({e}); use fewer PEs, a smaller SHMEM_SYMMETRIC_SIZE \
+                 more than a process may reserve here; use fewer PEs, a smaller SHMEM_SYMMETRIC_SIZE \
                  or fewer SHMEMX_TEAM_SLOTS",
                 n = self.n_pes,
                 total = human_bytes(span),
                 heap = human_bytes(self.heap_size),
                 ctrl = human_bytes(self.ctrl_stride),
                 slots = self.team_slots,
-            ))),
+                ),
+                e,
+            )),
         }
     }
 }
@@ -298,9 +301,9 @@ impl JobFile {
     /// [`Self::create`] recording `cores` as the cores the job's PEs on this host share.
     pub fn create_with_cores(layout: Layout, cores: usize) -> Result<Self> {
         let fd = memfd_create("ferroshmem-job", MemfdFlags::empty())
-            .map_err(|e| Error::Bootstrap(format!("memfd_create: {e}")))?;
+            .map_err(|e| Error::bootstrap_os("memfd_create", e))?;
         ftruncate(&fd, layout.fixed_len() as u64)
-            .map_err(|e| Error::Bootstrap(format!("sizing the job file: {e}")))?;
+            .map_err(|e| Error::bootstrap_os("sizing the job file", e))?;
         let file = JobFile { fd, layout, cores };
         let header = file.map_header()?;
         // SAFETY: the header page was just mapped read-write and nobody else has the file yet.
@@ -325,7 +328,7 @@ impl JobFile {
         // ownership of it once, at init, and nothing else in the process uses it.
         let fd = unsafe { OwnedFd::from_raw_fd(raw_fd) };
         rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::CLOEXEC).map_err(|e| {
-            Error::Bootstrap(format!(
+            Error::bootstrap(format!(
                 "job file descriptor {raw_fd} is not open ({e}); was the program started by oshrun?"
             ))
         })?;
@@ -352,7 +355,7 @@ impl JobFile {
             || layout.ctrl_stride != ctrl_stride
             || layout.heap_base != heap_base
         {
-            return Err(Error::Bootstrap(format!(
+            return Err(Error::bootstrap(format!(
                 "descriptor {raw_fd} is not a ferroshmem job file of this version (oshrun and the library differ?)"
             )));
         }
@@ -377,7 +380,7 @@ impl JobFile {
     /// Clears CLOEXEC so that a child started with exec inherits the descriptor.
     pub fn make_inheritable(&self) -> Result<()> {
         rustix::io::fcntl_setfd(&self.fd, rustix::io::FdFlags::empty())
-            .map_err(|e| Error::Bootstrap(format!("fcntl: {e}")))
+            .map_err(|e| Error::bootstrap_os("fcntl", e))
     }
 
     /// Maps the header page (for the launcher, which needs only the exit request).
@@ -388,10 +391,9 @@ impl JobFile {
     /// Grows the file to at least `len` bytes. Every PE computes the same length, so racing
     /// calls only ever grow it.
     pub fn ensure_len(&self, len: usize) -> Result<()> {
-        let st = rustix::fs::fstat(&self.fd).map_err(|e| Error::Bootstrap(format!("fstat: {e}")))?;
+        let st = rustix::fs::fstat(&self.fd).map_err(|e| Error::bootstrap_os("fstat", e))?;
         if (st.st_size as usize) < len {
-            ftruncate(&self.fd, len as u64)
-                .map_err(|e| Error::Bootstrap(format!("growing the job file: {e}")))?;
+            ftruncate(&self.fd, len as u64).map_err(|e| Error::bootstrap_os("growing the job file", e))?;
         }
         Ok(())
     }
@@ -442,7 +444,7 @@ impl Mapping {
         debug_assert!(align.is_power_of_two() && align >= PAGE);
         let span = len
             .checked_add(align)
-            .ok_or_else(|| Error::Bootstrap(format!("job file of {len} bytes too large to map")))?;
+            .ok_or_else(|| Error::bootstrap(format!("job file of {len} bytes too large to map")))?;
         // SAFETY: a fresh reservation at an address the kernel picks aliases no Rust object.
         let reserved = unsafe {
             mmap_anonymous(
@@ -452,7 +454,7 @@ impl Mapping {
                 MapFlags::PRIVATE | MapFlags::NORESERVE,
             )
         }
-        .map_err(|e| Error::Bootstrap(format!("reserving {span} bytes of address space: {e}")))?;
+        .map_err(|e| Error::bootstrap_os(format!("reserving {span} bytes of address space"), e))?;
         let lo = reserved as usize;
         // The first address at or above `lo` where `aligned_offset` lands on the boundary.
         let at = (lo + aligned_offset).next_multiple_of(align) - aligned_offset;
@@ -482,7 +484,7 @@ impl Mapping {
             }
             Err(e) => {
                 trim(lo, span);
-                Err(Error::Bootstrap(format!("mmap of {len} bytes of the job file: {e}")))
+                Err(Error::bootstrap_os(format!("mmap of {len} bytes of the job file"), e))
             }
         }
     }
@@ -500,7 +502,7 @@ impl Mapping {
                 offset as u64,
             )
         }
-        .map_err(|e| Error::Bootstrap(format!("mmap of {len} bytes of the job file: {e}")))?;
+        .map_err(|e| Error::bootstrap_os(format!("mmap of {len} bytes of the job file"), e))?;
         Ok(Mapping { ptr: ptr.cast(), len })
     }
 }

@@ -29,6 +29,7 @@ use std::sync::Arc;
 use ferroshmem_wire::pmix::Pmix;
 pub(crate) use ferroshmem_wire::ucp::FlagUpdate;
 use ferroshmem_wire::ucp::{AtomicOp, Context, Endpoint, MemRegion, RemoteKey, Worker};
+use ferroshmem_wire::Error as WireError;
 
 use crate::atomic::AmoOp;
 use crate::error::{Error, Result};
@@ -129,12 +130,14 @@ impl std::fmt::Debug for Net {
     }
 }
 
-fn net_err(routine: &'static str, pe: usize, e: impl std::fmt::Display) -> Error {
-    Error::Network { routine, pe, reason: e.to_string() }
+/// A transfer that the transport failed: `what` the operation was, `e` the transport's error.
+fn net_err(routine: &'static str, pe: usize, what: &str, e: WireError) -> Error {
+    Error::network_transport(routine, pe, what, e)
 }
 
-fn boot_err(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Bootstrap(format!("network transport: {what}: {e}"))
+/// A failed transport call while setting up.
+fn boot_err(what: &str, e: WireError) -> Error {
+    Error::bootstrap_transport(format!("network transport: {what}"), e)
 }
 
 /// Little helpers for the published blob: `u32` lengths and `u64` words, little endian.
@@ -213,7 +216,7 @@ impl Net {
             }
             let data = pmix.get_bytes(pe as u32, NET_KEY).map_err(|e| boot_err("PMIx get", e))?;
             let bad =
-                || Error::Bootstrap(format!("network transport: PE {pe} published a malformed address"));
+                || Error::bootstrap(format!("network transport: PE {pe} published a malformed address"));
             let mut r = Reader(&data);
             let ep = Endpoint::connect(&worker, r.bytes().ok_or_else(bad)?)
                 .map_err(|e| boot_err(&format!("connecting to PE {pe}"), e))?;
@@ -257,16 +260,14 @@ impl Net {
         offset: usize,
         len: usize,
     ) -> Result<(&Peer, u64, &RemoteKey)> {
-        let peer = self
-            .peers
-            .get(pe)
-            .and_then(Option::as_ref)
-            .ok_or_else(|| net_err(routine, pe, "not a PE of another host (internal routing error)"))?;
+        let peer = self.peers.get(pe).and_then(Option::as_ref).ok_or_else(|| {
+            Error::network(routine, pe, "not a PE of another host (internal routing error)")
+        })?;
         let k = region as usize;
-        let end = offset.checked_add(len).ok_or_else(|| net_err(routine, pe, "offset overflows"))?;
+        let end = offset.checked_add(len).ok_or_else(|| Error::network(routine, pe, "offset overflows"))?;
         match &peer.rkey[k] {
             Some(rkey) if end as u64 <= peer.len[k] => Ok((peer, peer.base[k] + offset as u64, rkey)),
-            Some(_) => Err(net_err(
+            Some(_) => Err(Error::network(
                 routine,
                 pe,
                 format!(
@@ -274,7 +275,9 @@ impl Net {
                     region, peer.len[k]
                 ),
             )),
-            None => Err(net_err(routine, pe, format!("it has no {region:?} region (no static data?)"))),
+            None => {
+                Err(Error::network(routine, pe, format!("it has no {region:?} region (no static data?)")))
+            }
         }
     }
 
@@ -302,7 +305,7 @@ impl Net {
             return Ok(());
         }
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, src.len())?;
-        let put = peer.ep.put(src, raddr, rkey).map_err(|e| net_err(routine, pe, e));
+        let put = peer.ep.put(src, raddr, rkey).map_err(|e| net_err(routine, pe, "put", e));
         if completion == Completion::Quiet {
             self.issued.fetch_add(1, Ordering::Release);
         }
@@ -333,7 +336,7 @@ impl Net {
         }
         peer.ep
             .put_flagged(region as u64, offset as u64, src, flag_offset as u64, flag)
-            .map_err(|e| net_err(routine, pe, e))
+            .map_err(|e| net_err(routine, pe, "flagged put", e))
     }
 
     /// Writes one 64-bit word (a flag: one aligned 8-byte write), announced by itself: its
@@ -362,7 +365,7 @@ impl Net {
             return Ok(());
         }
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, dst.len())?;
-        peer.ep.get(dst, raddr, rkey).map_err(|e| net_err(routine, pe, e))
+        peer.ep.get(dst, raddr, rkey).map_err(|e| net_err(routine, pe, "get", e))
     }
 
     /// Runs `op` on the word at `offset` of `region` on `pe`; returns the old value (for
@@ -383,7 +386,7 @@ impl Net {
                 let narrow = |w: W| w.widen() as u32;
                 peer.ep.atomic32(op, narrow(value), cond.map(narrow), raddr, rkey, true).map(u64::from)
             };
-            old.map(W::narrow).map_err(|e| net_err(routine, pe, e))
+            old.map(W::narrow).map_err(|e| net_err(routine, pe, "atomic", e))
         };
         match op {
             AmoOp::Fetch => run(AtomicOp::Add, W::narrow(0), None),
@@ -414,7 +417,7 @@ impl Net {
         }
         let _busy = self.busy();
         if let Err(e) = self.worker.flush() {
-            crate::runtime::fatal(&net_err("shmem_quiet", usize::MAX, e));
+            crate::runtime::fatal(&net_err("shmem_quiet", usize::MAX, "flush", e));
         }
         self.flushed.fetch_max(issued, Ordering::AcqRel);
     }
@@ -516,7 +519,10 @@ impl ProgressThread {
         let tfd =
             unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
         if tfd < 0 {
-            return Err(boot_err("progress timer", std::io::Error::last_os_error()));
+            return Err(Error::bootstrap_os(
+                "network transport: progress timer",
+                std::io::Error::last_os_error(),
+            ));
         }
         // SAFETY: a descriptor we just created and own alone.
         let timer = Arc::new(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(tfd) });
@@ -564,7 +570,7 @@ impl ProgressThread {
                     }
                 }
             })
-            .map_err(|e| boot_err("starting the progress thread", e))?;
+            .map_err(|e| Error::bootstrap_os("network transport: starting the progress thread", e))?;
         Ok(ProgressThread { stop, worker, handle: std::sync::Mutex::new(Some(handle)), timer })
     }
 

@@ -197,7 +197,7 @@ pub(crate) fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
         // SAFETY: see `current`.
         let rt = unsafe { &*existing };
         if rt.finalized.load(Ordering::Relaxed) {
-            return Err(Error::Bootstrap("shmem_init after shmem_finalize is not supported".into()));
+            return Err(Error::bootstrap("shmem_init after shmem_finalize is not supported"));
         }
         return Ok(rt);
     }
@@ -1160,12 +1160,12 @@ pub const ERROR_EXIT_STATUS: i32 = 255;
 pub fn fatal(err: &Error) -> ! {
     let p = RUNTIME.load(Ordering::Acquire);
     if p.is_null() {
-        report_line(&format!("ferroshmem: {err}\n"));
+        report_line(&format!("ferroshmem: {}\n", err.report()));
         std::process::exit(ERROR_EXIT_STATUS);
     }
     // SAFETY: see `runtime`.
     let rt = unsafe { &*p };
-    rt.report(format_args!("{err}"));
+    rt.report(format_args!("{}", err.report()));
     if matches!(err, Error::Network { .. }) && rt.net.is_some() {
         // Most often the peer has just ended (a PE that returned a status, or died): its
         // launcher is ending the job with that PE's status and report. Give it the time to,
@@ -1207,7 +1207,7 @@ fn algorithm_cores(job_cores: usize) -> Result<usize> {
         Err(_) => Ok(job_cores),
         Ok(v) => match v.trim().parse::<usize>() {
             Ok(n) if n > 0 => Ok(n),
-            _ => Err(Error::Bootstrap(format!("{ENV_CORES}={v:?} is not a positive number of cores"))),
+            _ => Err(Error::bootstrap(format!("{ENV_CORES}={v:?} is not a positive number of cores"))),
         },
     }
 }

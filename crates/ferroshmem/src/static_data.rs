@@ -92,7 +92,7 @@ impl SharedStatics {
         let stride = segment.len;
         let slot = |pe: usize| layout.static_base() + pe * stride;
         let total = layout.n_pes.checked_mul(stride).ok_or_else(|| {
-            Error::Bootstrap(format!("static data of {stride} bytes times {} PEs is too large", layout.n_pes))
+            Error::bootstrap(format!("static data of {stride} bytes times {} PEs is too large", layout.n_pes))
         })?;
         job.ensure_len(slot(0) + total)?;
         // Every PE's copy in one mapping: one mmap per PE rather than one per PE and copy (a
@@ -118,7 +118,7 @@ impl SharedStatics {
                 slot(my_pe) as u64,
             )
         }
-        .map_err(|e| Error::Bootstrap(format!("remapping static data into shared memory: {e}")))?;
+        .map_err(|e| Error::bootstrap_os("remapping static data into shared memory", e))?;
         let bases = (0..layout.n_pes)
             .map(|pe| match pe {
                 _ if pe == my_pe => segment.start,

@@ -382,7 +382,7 @@ impl Teams {
         topology: &crate::topology::Topology,
     ) -> Result<Self> {
         if capacity < PREDEFINED + 1 {
-            return Err(Error::Bootstrap(format!(
+            return Err(Error::bootstrap(format!(
                 "SHMEMX_TEAM_SLOTS={capacity}: at least {} needed",
                 PREDEFINED + 1
             )));
