@@ -125,7 +125,7 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, max_sleep: Duration, ready: &m
         // and without a SeqCst fence between the registration and it, the memory model lets
         // the re-check miss the write while the writer misses the registration. x86 cannot
         // do that (the locked add is a full barrier) but the model can, and loom finds it
-        // (`loom_model` below): a lost wake-up. One fence before a sleep costs nothing.
+        // (`loom_model` below): a lost wake-up. The fence is on the path that is about to sleep.
         fence(Ordering::SeqCst);
         if ready() {
             owner.sleepers.fetch_sub(1, Ordering::SeqCst);
