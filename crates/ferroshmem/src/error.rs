@@ -251,6 +251,10 @@ impl Cause {
     }
 }
 
+/// The error, and so every `Result` of the crate, stays within a cache line (56 bytes before
+/// sources were kept; `Network`'s cause, one pointer, made it 64).
+const _: () = assert!(std::mem::size_of::<Error>() <= 64);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,7 +299,3 @@ mod tests {
         assert!(Error::network("shmem_putmem", 3, "offset overflows").source().is_none());
     }
 }
-
-/// The error, and so every `Result` of the crate, stays within a cache line (56 bytes before
-/// sources were kept; `Network`'s cause, one pointer, made it 64).
-const _: () = assert!(std::mem::size_of::<Error>() <= 64);
