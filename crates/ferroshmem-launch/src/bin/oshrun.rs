@@ -352,15 +352,15 @@ fn run(args: Args) -> Result<i32, String> {
         }
     };
     let slots = size_from_env(job::ENV_TEAM_SLOTS, job::DEFAULT_TEAM_SLOTS)?;
-    let layout = Layout::new(args.npes, heap, slots).map_err(|e| e.to_string())?;
-    layout.check_address_space().map_err(|e| e.to_string())?;
-    let file = JobFile::create(layout).map_err(|e| e.to_string())?;
-    file.make_inheritable().map_err(|e| e.to_string())?;
-    let header_map = file.map_header().map_err(|e| e.to_string())?;
+    let layout = Layout::new(args.npes, heap, slots).map_err(|e| e.report().to_string())?;
+    layout.check_address_space().map_err(|e| e.report().to_string())?;
+    let file = JobFile::create(layout).map_err(|e| e.report().to_string())?;
+    file.make_inheritable().map_err(|e| e.report().to_string())?;
+    let header_map = file.map_header().map_err(|e| e.report().to_string())?;
     let header = header_map.view();
     // What every PE is doing (hang reports): oshrun keeps the job's clock and records how
     // each PE ended.
-    let states = JobStates::map(&file).map_err(|e| e.to_string())?;
+    let states = JobStates::map(&file).map_err(|e| e.report().to_string())?;
     states.tick_clock();
     use std::os::fd::AsRawFd;
     let fd = file.fd().as_raw_fd();
