@@ -28,10 +28,10 @@
 //! collectives concurrently. An active set has no slot: it uses the caller's `pSync` array as
 //! [`ActiveSet`] describes.
 //!
-//! Known limit: a slot reused by a new team whose members differ from the old team's trusts
-//! that no PE of the old team still reads this PE's rings or staging area (`shmem_team_destroy`
-//! syncs the team first, so this only concerns a Rust `Team` dropped without `destroy`, and a
-//! reader that lags behind its writer).
+//! A slot is reused by a new team only once no PE of the old team can still read this PE's
+//! rings or staging area: `shmem_team_destroy` syncs the team first or waits for every
+//! member's release signal, and a Rust `Team` dropped without `destroy` waits for the
+//! signals (`team::release`).
 #![allow(unsafe_code)]
 
 mod across;
