@@ -59,6 +59,7 @@ impl Default for InitOptions {
         InitOptions { share_statics: false, thread_level: ThreadLevel::Multiple }
     }
 }
+
 pub(crate) use crate::team::slot_layout::{CENTRAL_ARRIVALS, CENTRAL_RELEASE};
 
 /// Everything a PE knows about the job. Lives for the rest of the process once initialised.
@@ -178,6 +179,7 @@ pub(crate) fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
     }
     Ok(rt)
 }
+
 impl Runtime {
     fn start(options: InitOptions) -> Result<Self> {
         let bootstrap::Attached { job, my_pe, topology, pmix } = bootstrap::attach()?;

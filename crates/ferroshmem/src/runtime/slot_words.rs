@@ -22,6 +22,7 @@ pub const fn counted_messages(len: usize) -> usize {
         len.div_ceil(COUNTED_CHUNK)
     }
 }
+
 impl Runtime {
     /// Offset in this PE's control block (its `Ctrl` region) of word `word` of team slot `slot`:
     /// the same offset on every PE.

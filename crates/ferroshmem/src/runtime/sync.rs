@@ -56,6 +56,7 @@ pub fn add_to_tagged_count(word: &AtomicU64, epoch: u64) -> u64 {
 pub const fn tagged_count(epoch: u64, count: u64) -> u64 {
     (epoch << CENTRAL_COUNT_BITS) | count
 }
+
 impl Runtime {
     /// Tells waiters on `pe`'s memory that it changed.
     #[inline]
