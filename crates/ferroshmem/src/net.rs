@@ -28,8 +28,8 @@ use std::sync::Arc;
 
 use ferroshmem_wire::pmix::Pmix;
 pub(crate) use ferroshmem_wire::ucp::FlagUpdate;
-use ferroshmem_wire::ucp::{AtomicOp, Context, Endpoint, MemRegion, RemoteKey, Worker};
 pub(crate) use ferroshmem_wire::ucp::Pending;
+use ferroshmem_wire::ucp::{AtomicOp, Context, Endpoint, MemRegion, RemoteKey, Worker};
 
 use crate::atomic::AmoOp;
 use crate::error::{Error, Result};
