@@ -408,9 +408,14 @@ impl Runtime {
     }
 
     /// Publishes that this PE left the library (the end of `shmem_init`, whose state is
-    /// published before the runtime exists).
+    /// published before the runtime exists). Under a PMIx launcher the host's clock may not
+    /// have been advanced yet (its thread starts after this): then this PE does.
     pub(crate) fn publish_outside(&self) {
-        let clock = HeaderView::new(&self.map).clock_ms();
+        let mut clock = HeaderView::new(&self.map).clock_ms();
+        if clock == 0 {
+            clock = now_ms();
+            hosts::tick(self, clock, 1);
+        }
         self.my_state().call.store(Doing::Outside { since_ms: clock }.encode(), Ordering::Relaxed);
     }
 
