@@ -623,6 +623,7 @@ type HostsTest = fn(&Hosts) -> Result<(), String>;
 const SIGNAL_TESTS: &[(&str, HostsTest)] = &[
     ("hang report on SIGUSR1 to oshrun, a healthy job", sigusr1_on_a_healthy_job),
     ("hang report on SIGINT to oshrun, a hung job", sigint_reports_then_ends_the_job),
+    ("hang report on SIGUSR1 to oshrun, a host stopped", a_stopped_host_is_named),
 ];
 
 /// `tests/hang/healthy.c`: PE 0 reads a line while the others wait in a barrier. SIGUSR1 to
@@ -737,6 +738,68 @@ fn sigint_reports_then_ends_the_job(hosts: &Hosts) -> Result<(), String> {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// `tests/hang/compute.c` as above, with every PE of the last host stopped (SIGSTOP): the
+/// report comes anyway, within the bounded wait for that host, and names it as not answering;
+/// once they go on (SIGCONT) the next report sees them again, and SIGINT ends the job.
+fn a_stopped_host_is_named(hosts: &Hosts) -> Result<(), String> {
+    let n = hosts.npes;
+    let last = n - 1;
+    let job = Live::start(hosts, "tests/hang/compute.c", &[&last.to_string()]);
+    job.wait_for("every PE ready", |out, _| out.matches(" ready\n").count() == n)?;
+    let mut asked = 0;
+    job.report_until(&mut asked, |r| (0..last).all(|pe| in_barrier(r, pe)))?;
+    // The last host: its name and its PEs (hosts are filled in order), their processes.
+    let names = std::env::var("FSH_HOSTS").map_err(|e| e.to_string())?;
+    let host = names.rsplit(',').next().unwrap_or_default().to_string();
+    let per_host: usize = hosts.hostlist.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    let first = n - per_host;
+    let exe = common::compile_c(&common::repo_root().join("tests/hang/compute.c"));
+    let pids = Command::new("ip").args(["netns", "pids", &host]).output().map_err(|e| e.to_string())?;
+    let pids: Vec<String> = String::from_utf8_lossy(&pids.stdout)
+        .split_whitespace()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.starts_with(exe.as_os_str().as_encoded_bytes()))
+        })
+        .map(str::to_owned)
+        .collect();
+    if pids.len() != per_host {
+        return Err(format!("found {} PE processes on {host}, expected {per_host}", pids.len()));
+    }
+    let kill = |sig: &str| Command::new("kill").arg(format!("-{sig}")).args(&pids).status();
+    kill("STOP").map_err(|e| e.to_string())?;
+    let asked_at = Instant::now();
+    let report = job.report_until(&mut asked, |_| true);
+    let took = asked_at.elapsed();
+    kill("CONT").map_err(|e| e.to_string())?;
+    let report = report?;
+    let silent = if per_host == 1 { format!("PE {first}") } else { format!("PE {first}..{last}") };
+    for want in [
+        format!("  PE {last}: did not answer within 2 s (host {host})\n"),
+        "  PE 0: in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2, waiting for ".to_string(),
+        format!("    did not answer within 2 s: {silent} (host {host})\n"),
+        format!("  host {host} did not answer within 2 s ({silent})\n"),
+    ] {
+        if !report.contains(&want) {
+            return Err(format!("the report lacks {want:?}:\n{report}"));
+        }
+    }
+    if took > Duration::from_secs(10) {
+        return Err(format!("the report took {} ms", took.as_millis()));
+    }
+    // Going on, the host answers again.
+    let again = job.report_until(&mut asked, |_| true)?;
+    if !again.contains(&format!("  PE {last}: computing outside the library")) {
+        return Err(format!("after SIGCONT:\n{again}"));
+    }
+    job.signal("INT")?;
+    let (code, _, err) = job.finish()?;
+    if code != Some(130) {
+        return Err(format!("exit {code:?}, expected 130\n{err}"));
+    }
+    Ok(())
 }
 
 fn main() {

@@ -735,6 +735,29 @@ impl<'a> View<'a> {
         }
     }
 
+    /// "host NAME" of `pe` ("this host" when every PE is on it).
+    fn host_name(&self, pe: usize) -> String {
+        match self.topology {
+            Some(t) => format!("host {}", t.host_name(t.host_of(pe))),
+            None => "this host".into(),
+        }
+    }
+
+    /// "PE 2..3 (host b); PE 5 (host c)": PEs that did not answer, by host.
+    fn by_host(&self, pes: &[usize]) -> String {
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        for &pe in pes {
+            let host = self.host_name(pe);
+            match groups.iter_mut().find(|g| g.0 == host) {
+                Some(g) => g.1.push(pe),
+                None => groups.push((host, vec![pe])),
+            }
+        }
+        let parts: Vec<String> =
+            groups.iter().map(|(host, pes)| format!("{} ({host})", ranges(&sorted(pes)))).collect();
+        parts.join("; ")
+    }
+
     /// What PE `pe` is doing, in words: "in shmem_team_sync on SHMEM_TEAM_WORLD, call 17,
     /// waiting for 63 s", "computing outside the library for 63 s", "exited with status 0".
     /// Durations are measured on the PE's own host's clock.
@@ -742,7 +765,11 @@ impl<'a> View<'a> {
         let (s, now) = match self.seen(pe) {
             Seen::State(s, now) => (s, now),
             Seen::NoAnswer => {
-                return format!("no answer from its host within {} s", hosts::ANSWER_WITHIN.as_secs())
+                return format!(
+                    "did not answer within {} s ({})",
+                    hosts::ANSWER_WITHIN.as_secs(),
+                    self.host_name(pe)
+                )
             }
         };
         if s.ended != 0 {
@@ -841,9 +868,9 @@ fn call_lines(view: &View<'_>, call: (u32, usize, u64), members: &[usize], inden
     if !silent.is_empty() {
         let _ = writeln!(
             out,
-            "{indent}not known (their hosts did not answer within {} s): {}",
+            "{indent}did not answer within {} s: {}",
             hosts::ANSWER_WITHIN.as_secs(),
-            ranges(&sorted(&silent))
+            view.by_host(&silent)
         );
     }
 }
@@ -1008,6 +1035,21 @@ pub(crate) fn report_all(view: &View<'_>) -> String {
             ranges(&sorted(&members))
         );
         call_lines(view, (routine, slot, seq), &members, "    ", &mut text);
+    }
+    // Hosts none of whose PEs answered, by name.
+    if let Some(t) = view.topology {
+        for h in 0..t.n_hosts() {
+            let pes = t.pes_of_host(h);
+            if pes.iter().all(|&pe| matches!(view.seen(pe), Seen::NoAnswer)) {
+                let _ = writeln!(
+                    text,
+                    "  host {} did not answer within {} s ({})",
+                    t.host_name(h),
+                    hosts::ANSWER_WITHIN.as_secs(),
+                    ranges(pes)
+                );
+            }
+        }
     }
     let hosts = view.topology.map_or(1, Topology::n_hosts);
     let _ = writeln!(
