@@ -8,9 +8,14 @@
 //! clock read: the time is read only when a wait starts to sleep (`wait::wait_until`'s slow
 //! path), where the hang check also lives.
 //!
-//! Who reads the words: the other PEs of the host (their mapping of the job file) and oshrun
-//! (its own mapping of the control blocks). Across hosts a PE sees the states of its own
-//! host's PEs only.
+//! Who reads the words: the other PEs of the host (their mapping of the job file), oshrun
+//! (its own mapping of the control blocks), and in a job across hosts the PEs of the other
+//! hosts, through the network (`hosts`: one-sided gets of the registered control blocks, with
+//! a bounded wait, and each host's clock read beside the states). A report therefore covers
+//! every host: the PE-side report names what every member of the team is doing wherever it
+//! runs, and one PE of the job prints it; under `oshrun --host`, oshrun's SIGUSR1 and SIGINT
+//! reach the PEs through mpirun and PE 0 prints the report of every PE (`View` is the one
+//! reader of all three).
 #![allow(unsafe_code)]
 
 use std::fmt::Write as _;

@@ -50,7 +50,8 @@ pub struct ReportWords {
 }
 
 /// What a PE publishes about itself for hang reports (see `activity`): read by the other PEs
-/// of its host and by oshrun, written with Relaxed stores and never fenced.
+/// of its host, by oshrun, and by the PEs of other hosts through the network (the block is
+/// registered with UCX); written with Relaxed stores and never fenced.
 #[repr(C, align(64))]
 #[derive(Debug)]
 pub struct PeState {

@@ -16,6 +16,9 @@
 //! Across hosts (`--host h1:2,h2:2` or `--hostfile FILE`) oshrun hands the job to Open MPI's
 //! `mpirun` (`$OSHRUN_MPIRUN`, default `mpirun` from PATH), which starts the PEs on the hosts
 //! and serves them PMIx; the PEs bootstrap from PMIx (see the core's `bootstrap` module).
+//! oshrun stays mpirun's parent, so that SIGUSR1 and SIGINT still print the report of every
+//! PE, of every host: PE 0 prints it when mpirun forwards oshrun's request to the PEs (see
+//! `run_with_mpirun`).
 #![allow(unsafe_code)]
 
 use std::os::unix::process::CommandExt;
@@ -37,7 +40,8 @@ const USAGE: &str =
 environment: SHMEM_SYMMETRIC_SIZE (per-PE symmetric heap, e.g. 512M, 2G; default 512M),
              SHMEMX_TEAM_SLOTS (teams a PE can belong to at once; default 8192), SHMEM_DEBUG=1,
              SHMEMX_HANG_REPORT (seconds a PE waits in a team call before a report; default 60, 0 off)
-signals:     SIGUSR1 prints what every PE is doing; SIGINT prints it, then ends the job";
+signals:     SIGUSR1 prints what every PE is doing; SIGINT prints it, then ends the job
+             (across hosts PE 0 prints it: the PEs take SIGUSR1 and SIGUSR2 as oshrun's requests)";
 
 /// Grace between SIGTERM and SIGKILL when ending a job.
 const KILL_GRACE: Duration = Duration::from_millis(300);
