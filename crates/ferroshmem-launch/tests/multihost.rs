@@ -521,8 +521,34 @@ impl Live {
     fn start(hosts: &Hosts, program: &str, args: &[&str]) -> Live {
         let exe = common::compile_c(&common::repo_root().join(program));
         let mut cmd = oshrun_across(&hosts.hostlist, hosts.npes, &hosts.mpirun_args, &exe);
-        cmd.args(args)
-            .env("SHMEMX_HANG_REPORT", "0")
+        cmd.args(args);
+        Live::spawn(cmd)
+    }
+
+    /// `program` run by oshrun at a terminal: `script` (util-linux) gives it a pseudo-terminal
+    /// as its stdin, stdout and stderr, and copies what this test writes to the terminal (so
+    /// "\x03" is a Ctrl-C, which the terminal sends to its foreground process group) and what
+    /// the job writes to its stdout.
+    fn at_terminal(hosts: &Hosts, program: &str, args: &[&str]) -> Live {
+        let exe = common::compile_c(&common::repo_root().join(program));
+        let mut job = oshrun_across(&hosts.hostlist, hosts.npes, &hosts.mpirun_args, &exe);
+        job.args(args);
+        let line: Vec<String> = std::iter::once(job.get_program())
+            .chain(job.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let mut cmd = Command::new("script");
+        cmd.args(["-q", "-f", "-e", "-c", &line.join(" "), "/dev/null"]);
+        for (k, v) in job.get_envs() {
+            if let Some(v) = v {
+                cmd.env(k, v);
+            }
+        }
+        Live::spawn(cmd)
+    }
+
+    fn spawn(mut cmd: Command) -> Live {
+        cmd.env("SHMEMX_HANG_REPORT", "0")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -624,6 +650,7 @@ const SIGNAL_TESTS: &[(&str, HostsTest)] = &[
     ("hang report on SIGUSR1 to oshrun, a healthy job", sigusr1_on_a_healthy_job),
     ("hang report on SIGINT to oshrun, a hung job", sigint_reports_then_ends_the_job),
     ("hang report on SIGUSR1 to oshrun, a host stopped", a_stopped_host_is_named),
+    ("hang report on Ctrl-C at a terminal, and typed input", at_a_terminal),
 ];
 
 /// `tests/hang/healthy.c`: PE 0 reads a line while the others wait in a barrier. SIGUSR1 to
@@ -722,22 +749,8 @@ fn sigint_reports_then_ends_the_job(hosts: &Hosts) -> Result<(), String> {
     if took > Duration::from_secs(20) {
         return Err(format!("the job took {} ms to end after SIGINT", took.as_millis()));
     }
-    // Nothing of the job left: the PEs and daemons in the hosts, mpirun outside them. Their
-    // last exits may trail oshrun's by a moment: look again for up to 10 s.
-    let runid = std::env::var("FSH_RUNID").map_err(|e| e.to_string())?;
-    let script = common::repo_root().join("tests/multihost/check-clean.sh");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let out = Command::new("bash").arg(&script).args(["--processes", &runid]).output();
-        let out = out.map_err(|e| format!("check-clean.sh: {e}"))?;
-        if out.status.success() {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            return Err(format!("left behind:\n{}", String::from_utf8_lossy(&out.stdout)));
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    // Nothing of the job left: the PEs and daemons in the hosts, mpirun outside them.
+    no_process_left()
 }
 
 /// `tests/hang/compute.c` as above, with every PE of the last host stopped (SIGSTOP): the
@@ -799,7 +812,72 @@ fn a_stopped_host_is_named(hosts: &Hosts) -> Result<(), String> {
     if code != Some(130) {
         return Err(format!("exit {code:?}, expected 130\n{err}"));
     }
-    Ok(())
+    no_process_left()
+}
+
+/// oshrun at a terminal, as a user runs it: a line typed at the terminal reaches PE 0 (mpirun,
+/// in a process group of its own, cannot read the terminal: oshrun passes it on), and a Ctrl-C
+/// (which the terminal sends to oshrun's process group alone) prints the report of every PE of
+/// every host, then ends the job with 130 and leaves nothing behind.
+fn at_a_terminal(hosts: &Hosts) -> Result<(), String> {
+    use std::io::Write;
+    let n = hosts.npes;
+    let mut job = Live::at_terminal(hosts, "tests/hang/healthy.c", &[]);
+    job.wait_for("every PE ready", |out, _| out.matches(" ready").count() == n)?;
+    let mut stdin = job.child.stdin.take().unwrap();
+    stdin.write_all(b"go\r").map_err(|e| format!("typing: {e}"))?;
+    let sum: usize = (0..n).sum();
+    job.wait_for("every PE done", |out, _| out.matches(&format!(" done, sum {sum}")).count() == n)?;
+    drop(stdin);
+    let (code, out, _) = job.finish()?;
+    if code != Some(0) {
+        return Err(format!("healthy.c at a terminal: exit {code:?}\n{out}"));
+    }
+
+    let last = n - 1;
+    let mut job = Live::at_terminal(hosts, "tests/hang/compute.c", &[&last.to_string()]);
+    job.wait_for("every PE ready", |out, _| out.matches(" ready").count() == n)?;
+    let mut stdin = job.child.stdin.take().unwrap();
+    // Every PE has taken oshrun's signals once it printed "ready"; what each PE shows then
+    // (in the barrier yet or not) is the business of the tests above.
+    stdin.write_all(b"\x03").map_err(|e| format!("typing Ctrl-C: {e}"))?;
+    let ended = "oshrun: received signal 2 (SIGINT); ending the job";
+    job.wait_for("the end of the job", |out, _| out.contains(ended))?;
+    drop(stdin);
+    let (code, out, _) = job.finish()?;
+    if code != Some(130) {
+        return Err(format!("Ctrl-C at a terminal: exit {code:?}, expected 130\n{out}"));
+    }
+    let report = blocks(&out.replace('\r', ""), OSHRUN_INT).pop().unwrap_or_default();
+    for want in [
+        format!("  PE {last}: computing outside the library for "),
+        format!("{}{n} PEs on ", ferroshmem::launch::REPORT_END),
+    ] {
+        if !report.contains(&want) {
+            return Err(format!("the report lacks {want:?}:\n{out}"));
+        }
+    }
+    no_process_left()
+}
+
+/// No process of the run's jobs left, in the hosts or outside them (`check-clean.sh
+/// --processes`). The last exits of a job's daemons may trail oshrun's by a moment: looks
+/// again for up to 10 s.
+fn no_process_left() -> Result<(), String> {
+    let runid = std::env::var("FSH_RUNID").map_err(|e| e.to_string())?;
+    let script = common::repo_root().join("tests/multihost/check-clean.sh");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out = Command::new("bash").arg(&script).args(["--processes", &runid]).output();
+        let out = out.map_err(|e| format!("check-clean.sh: {e}"))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("left behind:\n{}", String::from_utf8_lossy(&out.stdout)));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 fn main() {
