@@ -848,7 +848,8 @@ fn at_a_terminal(hosts: &Hosts) -> Result<(), String> {
     if code != Some(130) {
         return Err(format!("Ctrl-C at a terminal: exit {code:?}, expected 130\n{out}"));
     }
-    let report = blocks(&out.replace('\r', ""), OSHRUN_INT).pop().unwrap_or_default();
+    // The terminal ends lines with "\r\n" and echoes the Ctrl-C as "^C" before the report.
+    let report = blocks(&out.replace('\r', "").replace("^C", ""), OSHRUN_INT).pop().unwrap_or_default();
     for want in [
         format!("  PE {last}: computing outside the library for "),
         format!("{}{n} PEs on ", ferroshmem::launch::REPORT_END),
