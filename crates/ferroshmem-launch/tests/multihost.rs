@@ -821,6 +821,9 @@ fn a_stopped_host_is_named(hosts: &Hosts) -> Result<(), String> {
 /// every host, then ends the job with 130 and leaves nothing behind.
 fn at_a_terminal(hosts: &Hosts) -> Result<(), String> {
     use std::io::Write;
+    if !have("script") {
+        return Err("needs `script` (util-linux) to give oshrun a terminal".into());
+    }
     let n = hosts.npes;
     let mut job = Live::at_terminal(hosts, "tests/hang/healthy.c", &[]);
     job.wait_for("every PE ready", |out, _| out.matches(" ready").count() == n)?;

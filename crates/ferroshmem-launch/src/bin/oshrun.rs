@@ -698,8 +698,19 @@ impl Mpirun {
             }
             self.check_ending();
             if let Some(status) = self.child.try_wait().map_err(|e| format!("waiting for mpirun: {e}"))? {
-                // Whatever mpirun wrote before it ended comes through before oshrun ends.
-                while self.err.is_some() {
+                // Whatever mpirun wrote before it ended comes through before oshrun ends; a
+                // process that mpirun started and that outlives it could hold the pipe open,
+                // so the pipe's end is waited for only while something comes (100 ms gaps, 5 s
+                // in all).
+                let drain = Instant::now();
+                while let Some(fd) = self.err.as_ref().map(|e| e.as_raw_fd()) {
+                    let mut pfd = [libc::pollfd { fd, events: libc::POLLIN, revents: 0 }];
+                    // SAFETY: one valid pollfd.
+                    if unsafe { libc::poll(pfd.as_mut_ptr(), 1, 100) } <= 0
+                        || drain.elapsed() > Duration::from_secs(5)
+                    {
+                        break;
+                    }
                     self.copy_stderr(&mut buf);
                 }
                 self.flush_pending();

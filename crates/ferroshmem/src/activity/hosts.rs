@@ -249,3 +249,38 @@ pub(crate) fn start(rt: &'static Runtime) {
         std::thread::sleep(Duration::from_millis(50));
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::activity::Doing;
+
+    /// A state brought from another host carries that host's clock, read from the same block:
+    /// durations are measured against it, not against the reader's clock.
+    #[test]
+    fn a_remote_state_comes_with_its_hosts_clock() {
+        let mut bytes = vec![0u8; STATE_BYTES];
+        let mut put = |at: usize, v: u64| bytes[at..at + 8].copy_from_slice(&v.to_ne_bytes());
+        put(0, Doing::Outside { since_ms: 1_000 }.encode());
+        put(8, 17);
+        put(REPORT_OFFSET - STATE_OFFSET, 64_000);
+        match decode_state(&bytes) {
+            Seen::State(s, clock) => {
+                assert_eq!(s.doing, Doing::Outside { since_ms: 1_000 });
+                assert_eq!(s.seq, 17);
+                assert_eq!(clock, 64_000);
+            }
+            Seen::NoAnswer => panic!("a whole state read as no answer"),
+        }
+        // A blocked instant counts only with the blocked bit of a call.
+        let mut bytes = vec![0u8; STATE_BYTES];
+        let call = Doing::InCall { routine: 5, team_slot: Some(0) }.encode();
+        bytes[16..24].copy_from_slice(&7u64.to_ne_bytes());
+        bytes[..8].copy_from_slice(&call.to_ne_bytes());
+        let Seen::State(s, _) = decode_state(&bytes) else { panic!() };
+        assert_eq!(s.blocked_since, 0);
+        bytes[..8].copy_from_slice(&(call | super::super::BLOCKED).to_ne_bytes());
+        let Seen::State(s, _) = decode_state(&bytes) else { panic!() };
+        assert_eq!(s.blocked_since, 7);
+    }
+}
