@@ -18,7 +18,7 @@ use fcore::Error;
 use crate::rma::LongDouble;
 use crate::{check, debug_report, fatal, rt};
 
-/// `shmem_team_t` as C passes it (see `team.rs`).
+/// `shmem_team_t` as C passes it (see `team/mod.rs`).
 type CTeam = usize;
 
 /// Runs `body` on the team behind `team`: 0 on success, nonzero on an error every PE sees.

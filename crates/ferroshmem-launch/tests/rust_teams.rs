@@ -544,3 +544,51 @@ fn a_team_is_free_again_after_each_operation() {
         world.sync().unwrap();
     });
 }
+
+/// A team dropped without `destroy` while another member still has to read a broadcast from
+/// it: the root's next team, made from a parent without that member, must not reuse the
+/// slot (and overwrite the root's ring entries) before the member is done with it. The slot
+/// waits for the member's release signal (`team::release`); before, a dropped team's slot was
+/// reused at once and the lagging reader waited for an entry that had been overwritten.
+/// With a core per PE (`SHMEMX_CORES`), where the broadcast's root returns at once.
+#[test]
+fn a_dropped_team_slot_waits_for_its_lagging_members() {
+    common::spmd("a_dropped_team_slot_waits_for_its_lagging_members", &[3], &[("SHMEMX_CORES", "8")], |s| {
+        let me = s.my_pe();
+        let world = s.team_world();
+        // PEs 0 and 2, made once: their later teams need no agreement with PE 1.
+        let edges = world.split_strided(0, 2, 2, DEFAULT).unwrap();
+        let (mut src, mut dst): (SymSlice<i64>, SymSlice<i64>) = (s.alloc(1).unwrap(), s.alloc(1).unwrap());
+        for round in 0..20i64 {
+            // PEs 0 and 1; PE 0 is the root and returns at once.
+            let pair = world.split_strided(0, 1, 2, DEFAULT).unwrap();
+            if let Some(pair) = &pair {
+                if me == 0 {
+                    src.write(0, 1_000 + round).unwrap();
+                } else {
+                    // Provoke the race: PE 1 reads late (a delay, not a synchronisation).
+                    let until = std::time::Instant::now() + Duration::from_millis(5);
+                    while std::time::Instant::now() < until {
+                        std::hint::spin_loop();
+                    }
+                }
+                pair.broadcast(&mut dst, &mut src, 1, 0).unwrap();
+                assert_eq!(dst.read(0).unwrap(), 1_000 + round, "round {round}: the pair's broadcast");
+            }
+            drop(pair);
+            // PE 0's next team, with PE 2 only, whose slot is the pair's if it is free; a run of
+            // broadcasts that goes round PE 0's ring.
+            if let Some(edges) = &edges {
+                let next = edges.split_strided(0, 1, 2, DEFAULT).unwrap().unwrap();
+                for k in 0..200 {
+                    if me == 0 {
+                        src.write(0, -k).unwrap();
+                    }
+                    next.broadcast(&mut dst, &mut src, 1, 0).unwrap();
+                    assert_eq!(dst.read(0).unwrap(), -k, "round {round}: the next team's broadcast {k}");
+                }
+            }
+        }
+        s.barrier_all();
+    });
+}

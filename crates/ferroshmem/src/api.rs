@@ -947,7 +947,9 @@ impl<'s> Team<'s> {
 impl Drop for Team<'_> {
     fn drop(&mut self) {
         if !self.is_predefined() {
-            let _ = self.rt.teams.destroy(self.inner.handle());
+            // No sync (the other members need not be dropping it now): the slot waits for
+            // their release signals instead (`team::release`).
+            let _ = self.rt.teams.destroy(self.inner.handle(), self.rt, true);
         }
     }
 }

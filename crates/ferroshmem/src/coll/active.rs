@@ -93,8 +93,9 @@ fn make_team(rt: &Runtime, set: &ActiveSet) -> Option<Arc<TeamInner>> {
 /// for none) and 3 (that slot's epoch high-water mark); see the module documentation.
 fn agree_on_slot(rt: &Runtime, set: &ActiveSet) -> Option<(usize, u64)> {
     let mut candidate = 0;
+    rt.teams.settle_releases(rt);
     loop {
-        let proposal = rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).reserve_from(candidate);
+        let proposal = rt.teams.available_slots(rt).reserve_from(candidate);
         let (mine, high_water) = proposal.map_or((0, 0), |(s, hw)| (s as u64 + 1, hw));
         set.word(rt, set.me, 2).store(mine, Ordering::Relaxed);
         set.word(rt, set.me, 3).store(high_water, Ordering::Relaxed);

@@ -311,6 +311,9 @@ impl SlotAgreement {
             candidate: [0; MAX_AXES],
             reserved: [None; MAX_AXES],
         };
+        if member && local_error == 0 {
+            rt.teams.settle_releases(rt);
+        }
         let payload = a.propose(rt);
         a.round = Some(MaxAllreduce::start(rt, a.parent.clone(), payload));
         a
@@ -326,7 +329,7 @@ impl SlotAgreement {
             p[PROPOSAL_MIN + 2 * axis] = !u64::MAX; // identity for non-members / unused axes
         }
         if self.member && error == 0 {
-            let mut slots = rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner());
+            let mut slots = rt.teams.available_slots(rt);
             let mut from = 0;
             for axis in 0..self.axes {
                 from = from.max(self.candidate[axis]);

@@ -15,6 +15,7 @@ pub mod checked;
 pub mod color;
 pub mod host_groups;
 pub mod pe_set;
+pub mod release;
 pub(crate) mod slot_layout;
 pub mod slots;
 pub mod unique;
@@ -513,9 +514,11 @@ impl Teams {
         self.entries.get(slot)?.read().unwrap_or_else(|e| e.into_inner()).team.clone()
     }
 
-    /// Releases the team behind `handle` on this PE, without synchronising (see
-    /// [`destroy`] for `shmem_team_destroy`).
-    pub fn destroy(&self, handle: TeamHandle) -> Result<()> {
+    /// Releases the team behind `handle` on this PE (see [`destroy`] for
+    /// `shmem_team_destroy`): with `signal`, tells the other members and keeps the slot
+    /// pending until they have told this PE (`release`); without, the caller has synchronised
+    /// the team and the slot is free at once.
+    pub fn destroy(&self, handle: TeamHandle, rt: &Runtime, signal: bool) -> Result<()> {
         const ROUTINE: &str = "shmem_team_destroy";
         if handle == TeamHandle::INVALID {
             return Ok(());
@@ -539,8 +542,33 @@ impl Teams {
             entry.team.take().ok_or(Error::InvalidTeam { routine: ROUTINE })?
         };
         team.destroyed.store(true, Ordering::Relaxed);
-        self.slots.lock().unwrap_or_else(|e| e.into_inner()).release(team.slot, team.epoch());
+        let signals = if signal { release::signal_done(rt, &team, ROUTINE) } else { 0 };
+        self.slots.lock().unwrap_or_else(|e| e.into_inner()).release(team.slot, team.epoch(), signals);
         Ok(())
+    }
+
+    /// Waits until every slot this PE released is available again (`release`): the first
+    /// step of every team creation, before any slot is proposed, so that every PE proposes
+    /// from the same table as if destroy had synchronised.
+    pub(crate) fn settle_releases(&self, rt: &Runtime) {
+        loop {
+            let pending = {
+                let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+                if slots.settle(|s| release::received(rt, s)) {
+                    return;
+                }
+                slots.pending()
+            };
+            rt.wait_until(rt.my_pe, || pending.iter().all(|&(s, owed)| release::received(rt, s) >= owed));
+        }
+    }
+
+    /// The slot table, with the pending slots whose signals have arrived made available (no
+    /// waiting: for reservations after a creation's first, see [`Self::settle_releases`]).
+    pub(crate) fn available_slots(&self, rt: &Runtime) -> std::sync::MutexGuard<'_, SlotTable> {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.settle(|s| release::received(rt, s));
+        slots
     }
 
     /// Teams in use, capacity and bytes per team.
@@ -923,6 +951,7 @@ pub fn init_start(
         Ok(c) => (c, None),
         Err(e) => (TeamConfig::default(), Some(e.to_string())),
     };
+    rt.teams.settle_releases(rt);
     let (progress, local_error) =
         match unique::Rendezvous::start(rt, routine, uniqueid, npes, pe_idx, config_error, hash) {
             Ok(rendezvous) => (Progress::Init { rendezvous, config }, None),
@@ -941,16 +970,21 @@ pub fn init_start(
     }
 }
 
-/// `shmem_team_destroy`: a sync over the team, so that every member has finished every
-/// operation on it (an eager collective's reader may still be reading another member's slot),
-/// then this PE releases the slot. INVALID is a no-op; predefined teams are refused.
+/// `shmem_team_destroy`: this PE releases the team's slot once every member has finished
+/// every operation on it (an eager collective's reader may still be reading another member's
+/// slot): by signalling the other members and keeping the slot pending until they have
+/// signalled back (`release`), or, for large teams and in checked mode, by a sync over the
+/// team first. INVALID is a no-op; predefined teams are refused.
 pub fn destroy(rt: &Runtime, handle: TeamHandle, routine: &'static str) -> Result<()> {
     if handle != TeamHandle::INVALID && !handle.is_predefined() {
         if let Some(team) = rt.teams.get(handle) {
-            team_sync(rt, &team, routine)?;
+            if !release::signals(rt, &team) {
+                team_sync(rt, &team, routine)?;
+                return rt.teams.destroy(handle, rt, false);
+            }
         }
     }
-    rt.teams.destroy(handle)
+    rt.teams.destroy(handle, rt, true)
 }
 
 /// Checked or unchecked team sync (`shmem_team_sync`).

@@ -48,6 +48,9 @@ pub(crate) const COLOR_ENTRY_WORDS: usize = 4;
 pub(crate) const W_DESC: usize = 104;
 /// Words of the description.
 pub(crate) const DESC_WORDS: usize = 8;
+/// Release signals: every other member of a team destroyed without a sync adds one here
+/// when it is done with the team (`team::release`), by a store or a counted message.
+pub(crate) const W_RELEASED: usize = 112;
 /// The scratch ring of eager collectives.
 pub(crate) const W_SCRATCH: usize = 128;
 /// Words of the scratch ring: entries of the payload's size, one per eager collective in turn
@@ -98,6 +101,7 @@ pub(crate) const FIELDS: &[(&str, usize, usize)] = &[
     ("delivered", W_DELIVERED, 8),
     ("split_color entries", W_COLOR, 2 * COLOR_ENTRY_WORDS),
     ("team description", W_DESC, DESC_WORDS),
+    ("release signals", W_RELEASED, 1),
     ("scratch ring", W_SCRATCH, SCRATCH_WORDS),
     ("central mailbox", W_CENTRAL, CENTRAL_WORDS),
     ("done", W_DONE, 1),

@@ -4,6 +4,13 @@
 //!
 //! Two-level bitmap: finding the lowest free slot at or after a candidate costs
 //! O(capacity / 4096) words, whatever the number of live teams.
+//!
+//! A slot released by a destroy that did not synchronise (`team::release`) is *pending*
+//! until the team's other members have said that they are done with it: each adds one to
+//! the slot's `W_RELEASED` word on this PE, and the table knows how many such signals the
+//! slot's teams have owed in all (`owed`), so the slot becomes available again once the
+//! word reaches that total. The word only grows; no signal of a later team can arrive
+//! before the slot is available again (a later team on the slot needs this PE's claim).
 
 /// Free/reserved bookkeeping of one PE's slots.
 #[derive(Debug)]
@@ -15,6 +22,10 @@ pub struct SlotTable {
     summary: Vec<u64>,
     /// Highest epoch used on each slot by teams now gone (or live teams' starting points).
     high_water: Vec<u64>,
+    /// Release signals owed to each slot by its teams so far (cumulative).
+    owed: Vec<u64>,
+    /// Slots released but not yet available: their signals have not all arrived.
+    pending: Vec<usize>,
     in_use: usize,
 }
 
@@ -27,6 +38,8 @@ impl SlotTable {
             avail: vec![0; words],
             summary: vec![0; words.div_ceil(64)],
             high_water: vec![0; capacity],
+            owed: vec![0; capacity],
+            pending: Vec::new(),
             in_use: 0,
         };
         for s in predefined..capacity {
@@ -111,11 +124,39 @@ impl SlotTable {
         debug_assert!(!self.is_avail(s));
     }
 
-    /// Frees a slot in use, remembering the last epoch its team reached.
-    pub fn release(&mut self, s: usize, last_epoch: u64) {
+    /// Frees a slot in use, remembering the last epoch its team reached. `signals`: how many
+    /// release signals the team's other members will send (0: they are known to be done, the
+    /// slot is available at once); until they have all arrived the slot is pending.
+    pub fn release(&mut self, s: usize, last_epoch: u64, signals: u64) {
         self.high_water[s] = self.high_water[s].max(last_epoch);
         self.in_use -= 1;
-        self.set_avail(s, true);
+        if signals == 0 {
+            self.set_avail(s, true);
+        } else {
+            self.owed[s] += signals;
+            self.pending.push(s);
+        }
+    }
+
+    /// Makes available every pending slot whose signals have all arrived (`received(s)`: the
+    /// slot's signal count on this PE); true when none is left pending.
+    pub fn settle(&mut self, received: impl Fn(usize) -> u64) -> bool {
+        let mut i = 0;
+        while i < self.pending.len() {
+            let s = self.pending[i];
+            if received(s) >= self.owed[s] {
+                self.pending.swap_remove(i);
+                self.set_avail(s, true);
+            } else {
+                i += 1;
+            }
+        }
+        self.pending.is_empty()
+    }
+
+    /// The pending slots with the signal count each needs.
+    pub fn pending(&self) -> Vec<(usize, u64)> {
+        self.pending.iter().map(|&s| (s, self.owed[s])).collect()
     }
 
     /// Highest epoch slot `s` has seen on this PE.
@@ -147,7 +188,7 @@ mod tests {
             for (s, take) in ops {
                 let s = s % cap;
                 if take && model[s] { t.reserve(s); t.claim(s); model[s] = false; }
-                else if !take && !model[s] && s >= 4 { t.release(s, 7); model[s] = true; }
+                else if !take && !model[s] && s >= 4 { t.release(s, 7, 0); model[s] = true; }
             }
             let expected = (from..cap).find(|&s| model[s]);
             prop_assert_eq!(t.lowest_available_from(from), expected);
@@ -168,8 +209,29 @@ mod tests {
         }
         assert_eq!(t.lowest_available_from(0), None);
         assert_eq!(t.in_use(), 200);
-        t.release(130, 99);
+        t.release(130, 99, 0);
         assert_eq!(t.lowest_available_from(5), Some(130));
         assert_eq!(t.high_water(130), 99);
+    }
+
+    #[test]
+    fn a_slot_released_with_signals_owed_waits_for_them() {
+        let mut t = SlotTable::new(8, 4);
+        t.reserve(4);
+        t.claim(4);
+        t.release(4, 10, 3);
+        assert_eq!(t.in_use(), 4);
+        assert_eq!(t.lowest_available_from(0), Some(5));
+        assert!(!t.settle(|_| 2));
+        assert_eq!(t.pending(), vec![(4, 3)]);
+        assert!(t.settle(|_| 3));
+        assert_eq!(t.lowest_available_from(0), Some(4));
+        // The count is cumulative: the next team on the slot owes three more.
+        t.reserve(4);
+        t.claim(4);
+        t.release(4, 20, 3);
+        assert!(!t.settle(|_| 5));
+        assert!(t.settle(|_| 6));
+        assert_eq!(t.high_water(4), 20);
     }
 }

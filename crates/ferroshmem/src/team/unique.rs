@@ -348,7 +348,7 @@ impl Rendezvous {
             let mut code = self.local_error.as_ref().map_or(0, |_| codes::INVALID_ARGUMENT as u64);
             let mut proposal = (u64::MAX, 0);
             if code == 0 {
-                match rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).reserve_from(self.candidate) {
+                match rt.teams.available_slots(rt).reserve_from(self.candidate) {
                     Some((s, hw)) => {
                         self.reserved = Some(s);
                         proposal = (s as u64, hw);

@@ -1,0 +1,149 @@
+//! The symmetric allocation front end: allocate, free and reallocate on this PE's heap, each
+//! closed (or opened) by a barrier that checked mode turns into an agreement on the arguments.
+#![allow(unsafe_code)]
+
+use super::Runtime;
+use crate::error::{Error, Result};
+use crate::job;
+use crate::team;
+
+impl Runtime {
+    /// Takes `size` bytes from this PE's allocator (no synchronisation).
+    fn alloc_local(&self, routine: &'static str, size: usize, align: usize) -> Result<usize> {
+        if !align.is_power_of_two() {
+            return Err(Error::invalid(routine, "alignment", format!("{align} is not a power of two")));
+        }
+        if align > job::MAX_HEAP_ALIGN {
+            return Err(Error::invalid(
+                routine,
+                "alignment",
+                format!("{align} is above the largest supported alignment, {}", job::MAX_HEAP_ALIGN),
+            ));
+        }
+        let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+        heap.alloc(size, align).map(|off| self.my_heap + off).ok_or_else(|| Error::OutOfMemory {
+            routine,
+            size,
+            free: heap.free_bytes(),
+            capacity: heap.capacity(),
+        })
+    }
+
+    /// Symmetric allocation: same size on every PE gives the same offset everywhere. Collective:
+    /// ends with a barrier so that no PE uses the block before every PE has it. Size 0 gives
+    /// `None` (after the barrier).
+    pub fn sym_alloc(&self, routine: &'static str, size: usize, align: usize) -> Result<Option<usize>> {
+        let _call = self.enter_call(routine, Some(&self.teams.world));
+        let result = if size == 0 { Ok(None) } else { self.alloc_local(routine, size, align).map(Some) };
+        self.allocation_agreed(routine, &[size as i64, align as i64], result)
+    }
+
+    /// [`Self::sym_alloc`] that zeroes the block before the closing barrier.
+    pub fn sym_alloc_zeroed(&self, routine: &'static str, size: usize, align: usize) -> Result<usize> {
+        let _call = self.enter_call(routine, Some(&self.teams.world));
+        let addr = self.alloc_local(routine, size, align);
+        if let Ok(a) = addr {
+            // SAFETY: a fresh live block of `size` bytes in our mapped heap; no PE can address it
+            // before the barrier below.
+            unsafe { std::ptr::write_bytes(a as *mut u8, 0, size) };
+        }
+        self.allocation_agreed(routine, &[size as i64, align as i64], addr.map(Some))
+            .map(|a| a.unwrap_or_default())
+    }
+
+    /// The closing barrier of an allocation whose local part gave `result`. In checked mode
+    /// the barrier carries (routine, `args`): PEs that passed different ones all get the same
+    /// [`Error::CollectiveMismatch`] naming who passed what (and keep no block), where
+    /// otherwise their heaps would silently stop being symmetric.
+    fn allocation_agreed(
+        &self,
+        routine: &'static str,
+        args: &[i64],
+        result: Result<Option<usize>>,
+    ) -> Result<Option<usize>> {
+        if let Err(e) = self.agree_allocation(routine, args) {
+            if let Ok(Some(a)) = result {
+                let _ = self.release(routine, a);
+            }
+            return Err(e);
+        }
+        result
+    }
+
+    /// The barrier of an allocation routine; in checked mode one that also checks that every
+    /// PE called `routine` with `args` (see [`Self::allocation_agreed`]).
+    fn agree_allocation(&self, routine: &'static str, args: &[i64]) -> Result<()> {
+        if !self.checked {
+            self.teams.world.sync_unchecked(self);
+            return Ok(());
+        }
+        let sig = team::checked::Signature::new(routine, args);
+        team::checked::check_call(self, &self.teams.world, &sig)
+    }
+
+    /// Collective free: a barrier first, so no PE still reads the block, then the bookkeeping.
+    /// In checked mode the barrier checks that every PE frees the same block (its offset in
+    /// the heap).
+    pub fn sym_free(&self, routine: &'static str, addr: usize) -> Result<()> {
+        let _call = self.enter_call(routine, Some(&self.teams.world));
+        self.agree_allocation(routine, &[addr.wrapping_sub(self.my_heap) as i64])?;
+        self.release(routine, addr)
+    }
+
+    /// The bookkeeping of a free, without the barrier.
+    pub fn release(&self, routine: &'static str, addr: usize) -> Result<()> {
+        let off = addr.wrapping_sub(self.my_heap);
+        let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+        if off < self.heap_size && heap.free(off) {
+            Ok(())
+        } else {
+            Err(Error::InvalidFree { routine, addr })
+        }
+    }
+
+    /// Collective realloc; returns the new address (which may equal the old one).
+    pub fn sym_realloc(&self, routine: &'static str, addr: usize, size: usize) -> Result<Option<usize>> {
+        let _call = self.enter_call(routine, Some(&self.teams.world));
+        if addr == 0 {
+            return self.sym_alloc(routine, size, 1);
+        }
+        if size == 0 {
+            self.sym_free(routine, addr)?;
+            return Ok(None);
+        }
+        // Everyone must be done with the old block before it moves.
+        let off = addr.wrapping_sub(self.my_heap);
+        self.agree_allocation(routine, &[off as i64, size as i64])?;
+        let result = {
+            let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+            match (off < self.heap_size).then(|| heap.block_len(off)).flatten() {
+                None => Err(Error::InvalidFree { routine, addr }),
+                Some(_) if heap.resize_in_place(off, size) => Ok(addr),
+                Some(old_len) => match heap.alloc(size, 1) {
+                    None => Err(Error::OutOfMemory {
+                        routine,
+                        size,
+                        free: heap.free_bytes(),
+                        capacity: heap.capacity(),
+                    }),
+                    Some(new_off) => {
+                        let new = self.my_heap + new_off;
+                        // SAFETY: both blocks lie in our mapped heap and are distinct live
+                        // blocks; nobody else touches them between the barriers.
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(
+                                addr as *const u8,
+                                new as *mut u8,
+                                old_len.min(size),
+                            )
+                        };
+                        heap.free(off);
+                        Ok(new)
+                    }
+                },
+            }
+        };
+        self.barrier_all();
+        result.map(Some)
+    }
+}

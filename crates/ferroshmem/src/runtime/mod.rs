@@ -1,0 +1,281 @@
+//! The per-process runtime: who we are, where every PE's memory is mapped, and the world barrier.
+//!
+//! One room per job: this module holds the [`Runtime`] itself and its start (bootstrap, mapping
+//! the job file, the published pointer); `translate` where a PE's symmetric memory is (mapped
+//! here or through the network); `slot_words` the words and staging areas of team slots, as
+//! the syncs and collectives write and read them on any PE; `sync` the waits, the team syncs
+//! (dissemination, central counter, across hosts) and the world barrier; `alloc` the
+//! symmetric allocation front end and its agreement; `exit` finalize, global exit, the fatal
+//! path and the one stderr reporter.
+#![allow(unsafe_code)]
+
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::Mutex;
+
+use crate::activity;
+use crate::bootstrap;
+use crate::ctrl::CtrlTable;
+use crate::error::{Error, Result};
+use crate::heap::SymHeap;
+use crate::job::{self, JobFile, Layout, Mapping};
+use crate::net::Net;
+use crate::static_data::{self, SharedStatics};
+use crate::team::Teams;
+use crate::topology::Topology;
+use crate::wait::{self, WaitPolicy};
+
+mod alloc;
+mod exit;
+mod slot_words;
+mod sync;
+mod translate;
+
+pub use exit::{fatal, report_line, ERROR_EXIT_STATUS};
+pub use slot_words::{counted_messages, Delivery, FlagWord, COUNTED_CHUNK};
+pub use sync::{add_to_tagged_count, tagged_count, CENTRAL_COUNT_BITS};
+pub use translate::Target;
+
+/// Thread support levels, as in the specification (values match `SHMEM_THREAD_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(i32)]
+pub enum ThreadLevel {
+    Single = 0,
+    Funneled = 1,
+    Serialized = 2,
+    Multiple = 3,
+}
+
+/// How to start the runtime.
+#[derive(Debug, Clone, Copy)]
+pub struct InitOptions {
+    /// Move the main executable's writable data into shared memory (what C programs need).
+    pub share_statics: bool,
+    /// Requested thread level; ferroshmem always provides `Multiple`.
+    pub thread_level: ThreadLevel,
+}
+
+impl Default for InitOptions {
+    fn default() -> Self {
+        InitOptions { share_statics: false, thread_level: ThreadLevel::Multiple }
+    }
+}
+
+pub(crate) use crate::team::slot_layout::{CENTRAL_ARRIVALS, CENTRAL_RELEASE};
+
+/// Everything a PE knows about the job. Lives for the rest of the process once initialised.
+#[derive(Debug)]
+pub struct Runtime {
+    pub my_pe: usize,
+    pub n_pes: usize,
+    pub(crate) layout: Layout,
+    pub(crate) ctrl: CtrlTable,
+    pub(crate) wait: WaitPolicy,
+    /// Where PE 0's heap is mapped here; PE i's is `heaps + i * heap_size`.
+    heaps: usize,
+    heap_size: usize,
+    my_heap: usize,
+    static_start: usize,
+    static_len: usize,
+    static_bases: Vec<usize>,
+    allocator: Mutex<SymHeap>,
+    finalized: AtomicBool,
+    /// Set by global_exit: atexit handlers must not wait for other PEs.
+    exiting: AtomicBool,
+    pub debug: bool,
+    /// Checked mode: collective calls are compared across PEs (SHMEM_DEBUG, SHMEMX_CHECK_COLLECTIVES).
+    pub checked: bool,
+    /// This PE's teams.
+    pub teams: Teams,
+    /// Which host every PE runs on (from the bootstrap).
+    pub(crate) topology: Topology,
+    /// The job spans hosts: some PEs are reached through `net`, not through the mapping.
+    multi_host: bool,
+    /// UCX to the PEs of other hosts (only when the job spans hosts).
+    net: Option<Net>,
+    /// Where this PE's control block starts in this process (the base of its `Ctrl` region).
+    my_ctrl: usize,
+    /// The PMIx client of a job started by a PMIx launcher, until finalize tells the launcher
+    /// that this PE ended properly (PMIx_Finalize).
+    pmix: Mutex<Option<bootstrap::Pmix>>,
+    /// Held so the job file stays open (and mapped) for the life of the process.
+    _job: JobFile,
+    pub(crate) map: Mapping,
+    _statics: Option<SharedStatics>,
+}
+
+static RUNTIME: AtomicPtr<Runtime> = AtomicPtr::new(std::ptr::null_mut());
+static INIT_LOCK: Mutex<()> = Mutex::new(());
+
+/// The running runtime, or `NotInitialized` naming `routine`: for the C ABI crate.
+///
+/// # Safety
+/// The runtime reaches the job's raw shared memory and the state that the safe API relies on.
+/// The caller must keep the C API's contracts (OpenSHMEM 1.5) in every use of it: pass only
+/// PE numbers, addresses and lengths that are valid for the routine, and never free a block
+/// or destroy a team that a `SymSlice` or `Team` of the safe API still holds.
+#[inline]
+pub unsafe fn runtime(routine: &'static str) -> Result<&'static Runtime> {
+    current(routine)
+}
+
+/// Starts the runtime (collective over all PEs), or returns the one already running: for the
+/// C ABI crate.
+///
+/// # Safety
+/// As [`runtime`]: the caller keeps the C API's contracts in every use of the runtime.
+pub unsafe fn init(options: InitOptions) -> Result<&'static Runtime> {
+    start_or_join(options)
+}
+
+/// The running runtime (see [`runtime`]); the safe API wraps it in `Shmem`.
+#[inline]
+pub(crate) fn current(routine: &'static str) -> Result<&'static Runtime> {
+    let p = RUNTIME.load(Ordering::Acquire);
+    if p.is_null() {
+        return Err(Error::NotInitialized { routine });
+    }
+    // SAFETY: a non-null pointer was published by `init` from a leaked Box and is never freed.
+    let rt = unsafe { &*p };
+    if rt.finalized.load(Ordering::Relaxed) {
+        return Err(Error::NotInitialized { routine });
+    }
+    Ok(rt)
+}
+
+/// The runtime once started, finalized or not (for the hang watch of waits).
+pub(crate) fn running() -> Option<&'static Runtime> {
+    let p = RUNTIME.load(Ordering::Acquire);
+    // SAFETY: see `current`.
+    (!p.is_null()).then(|| unsafe { &*p })
+}
+
+/// Starts the runtime (collective over all PEs), or returns the one already running.
+pub(crate) fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
+    let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let existing = RUNTIME.load(Ordering::Acquire);
+    if !existing.is_null() {
+        // SAFETY: see `current`.
+        let rt = unsafe { &*existing };
+        if rt.finalized.load(Ordering::Relaxed) {
+            return Err(Error::Bootstrap("shmem_init after shmem_finalize is not supported".into()));
+        }
+        return Ok(rt);
+    }
+    let rt = Box::leak(Box::new(Runtime::start(options)?));
+    RUNTIME.store(rt, Ordering::Release);
+    let rt: &'static Runtime = rt;
+    rt.barrier_all_as("shmem_init");
+    rt.publish_outside();
+    // Under a PMIx launcher: the host's coarse clock (oshrun's on one host), oshrun's report
+    // requests through mpirun.
+    activity::start_host_duties(rt);
+    Ok(rt)
+}
+
+impl Runtime {
+    fn start(options: InitOptions) -> Result<Self> {
+        let bootstrap::Attached { job, my_pe, topology, pmix } = bootstrap::attach()?;
+        let layout = job.layout();
+        // This PE's heap starts on a MAX_HEAP_ALIGN boundary, so that shmem_align's offsets
+        // (aligned within the heap, equal on every PE) are aligned addresses too.
+        let my_heap_offset = layout.heap_base + my_pe * layout.heap_size;
+        let map = Mapping::shared_aligned(job.fd(), layout.fixed_len(), my_heap_offset, job::MAX_HEAP_ALIGN)?;
+        let base = map.ptr;
+        let ctrl = CtrlTable::new(base, layout);
+        // Where this PE runs, for the core-aware waits of the others (updated by central syncs).
+        ctrl.pe(my_pe).cpu.store(rustix::thread::sched_getcpu() as u32 + 1, Ordering::Relaxed);
+        let in_init =
+            activity::Doing::InCall { routine: activity::routine_id("shmem_init"), team_slot: None };
+        ctrl.pe(my_pe).state.call.store(in_init.encode(), Ordering::Relaxed);
+        let statics = if options.share_statics {
+            match static_data::find_main_segment() {
+                Some(seg) => Some(SharedStatics::share(&job, my_pe, seg, |pe| topology.is_local(pe))?),
+                None => None,
+            }
+        } else {
+            None
+        };
+        let heaps = base as usize + layout.heap_base;
+        let flag = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
+        let debug = flag("SHMEM_DEBUG");
+        let checked = debug || flag("SHMEMX_CHECK_COLLECTIVES");
+        let teams = Teams::new(my_pe, layout.n_pes, layout.team_slots, layout.slot_words * 8, &topology)?;
+        let (static_start, static_len, static_bases) = match &statics {
+            Some(s) => (s.segment.start, s.segment.len, s.bases.clone()),
+            None => (0, 0, Vec::new()),
+        };
+        let my_ctrl = base as usize + layout.ctrl_offset(my_pe);
+        // The PEs of this host share its cores: they decide whether PEs outnumber cores.
+        let wait = WaitPolicy::for_job(topology.local_pes().len(), algorithm_cores(job.cores())?);
+        let net = match &pmix {
+            Some(pmix) if topology.spans_hosts() => {
+                let regions = [
+                    (my_ctrl, layout.ctrl_stride),
+                    (heaps + my_pe * layout.heap_size, layout.heap_size),
+                    (static_start, static_len),
+                ];
+                // The progress thread rings this PE's doorbell when data arrived, so that
+                // waiters on this PE's memory look again.
+                let ring = move || wait::notify(ctrl.pe(my_pe));
+                Some(Net::start(pmix, &topology, my_pe, regions, std::sync::Arc::new(ring))?)
+            }
+            _ => None,
+        };
+        Ok(Runtime {
+            my_pe,
+            n_pes: layout.n_pes,
+            layout,
+            ctrl,
+            wait,
+            heaps,
+            heap_size: layout.heap_size,
+            my_heap: heaps + my_pe * layout.heap_size,
+            static_start,
+            static_len,
+            static_bases,
+            allocator: Mutex::new(SymHeap::new(layout.heap_size)),
+            finalized: AtomicBool::new(false),
+            exiting: AtomicBool::new(false),
+            debug,
+            checked,
+            teams,
+            multi_host: topology.spans_hosts(),
+            topology,
+            net,
+            my_ctrl,
+            pmix: Mutex::new(pmix),
+            _job: job,
+            map,
+            _statics: statics,
+        })
+    }
+
+    /// The network transport, when the job spans hosts.
+    #[inline]
+    pub fn net(&self) -> Option<&Net> {
+        self.net.as_ref()
+    }
+
+    /// Whether the `n` members `member(0..n)` run on more than one host.
+    #[inline]
+    pub fn spans_hosts(&self, n: usize, member: impl Fn(usize) -> usize) -> bool {
+        self.multi_host && !self.topology.on_one_host((0..n).map(member))
+    }
+}
+
+/// The cores that choose the wait policy and with it the collective algorithms (whether PEs
+/// outnumber cores): the host's (`job_cores`, recorded in the job file), or `SHMEMX_CORES`
+/// when set, so that tests can run either family of algorithms at any PE count on any machine.
+/// Every PE must see the same value (oshrun and `mpirun` pass `SHMEMX_*` to every PE).
+fn algorithm_cores(job_cores: usize) -> Result<usize> {
+    match std::env::var(ENV_CORES) {
+        Err(_) => Ok(job_cores),
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(Error::Bootstrap(format!("{ENV_CORES}={v:?} is not a positive number of cores"))),
+        },
+    }
+}
+
+/// Environment variable overriding the cores that choose the algorithms (`runtime::algorithm_cores`).
+pub const ENV_CORES: &str = "SHMEMX_CORES";

@@ -1,0 +1,84 @@
+//! Destroying a team without waiting for its other members.
+//!
+//! A member must not reuse a team's slot while another member may still touch its copy of
+//! it: a PE that returned early from an eager collective (a broadcast's root) may still be
+//! read from by the others, and messages from other hosts may still be on their way. A sync
+//! at destroy rules that out, but costs a barrier per destroy (across two hosts as much as
+//! the split that made the team). Instead each member, when it destroys (or drops) the team,
+//! tells every other member that it is done with it: one atomic add into their copy of the
+//! slot's `W_RELEASED` word (a counted message to another host, after a fence so that it
+//! lands after everything this PE sent for the team), and returns. Its own copy of the slot
+//! stays pending in the slot table until the others' signals have all arrived, and the next
+//! team creation on this PE waits for that first (`Teams::settle_releases`): never later
+//! than a synchronising destroy would have waited, and usually not at all, since the others'
+//! signals travel while this PE goes on.
+//!
+//! `shmem_team_destroy` takes this path for teams within one host with a core per PE (see
+//! [`signals`] for why not the others); the other teams synchronise at destroy and owe no
+//! signals. A Rust `Team` dropped without `destroy` (which cannot synchronise: the other
+//! members need not be dropping it at the same time) always signals, so its slot is not
+//! reused before every member is done with it either.
+
+use std::sync::atomic::Ordering;
+
+use crate::net::{FlagUpdate, Region};
+use crate::runtime::Runtime;
+use crate::team::slot_layout::W_RELEASED;
+use crate::team::TeamInner;
+
+/// Largest team whose destroy signals its members instead of synchronising them: each member
+/// sends one signal to each other member, so beyond this a sync (logarithmic) costs less.
+pub const SIGNAL_MAX_PES: usize = 256;
+
+/// Environment variable: `FSH_DESTROY_SYNC=1` makes every destroy synchronise (for A/B
+/// measurements of the two forms; every PE must see the same value).
+pub const ENV_DESTROY_SYNC: &str = "FSH_DESTROY_SYNC";
+
+/// Whether destroying `team` signals its members instead of synchronising them (the same
+/// answer on every member).
+pub fn signals(rt: &Runtime, team: &TeamInner) -> bool {
+    static SYNC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let sync = *SYNC.get_or_init(|| std::env::var(ENV_DESTROY_SYNC).is_ok_and(|v| v == "1"));
+    let n = team.n_pes();
+    // Within one host and with a core per PE only: with more PEs than cores a central sync
+    // costs each member two runs, where signals wake a waiting member once per signal; and
+    // between hosts each signal is a message whose sending and handling cost more than the
+    // sync saves (split_strided + destroy across 2 hosts x 2 PEs: 82 us with signals, 70
+    // with the sync). Both conditions are the same on every member.
+    let spans_hosts = rt.net().is_some() && rt.spans_hosts(n, |i| team.pes.world_pe(i));
+    !sync && !rt.checked && n <= SIGNAL_MAX_PES && !rt.wait.oversubscribed && !spans_hosts
+}
+
+/// Tells every other member of `team` that this PE is done with it; returns how many
+/// signals this PE's own copy of the slot is owed in turn.
+pub fn signal_done(rt: &Runtime, team: &TeamInner, routine: &'static str) -> u64 {
+    let n = team.n_pes();
+    let offset = rt.slot_word_offset(team.slot, W_RELEASED);
+    let mut fenced = false;
+    for i in (0..n).filter(|&i| i != team.my_index) {
+        let pe = team.pes.world_pe(i);
+        match rt.net() {
+            Some(net) if !rt.topology.is_local(pe) => {
+                if !fenced {
+                    // Everything this PE sent for the team lands before its signals.
+                    net.fence();
+                    fenced = true;
+                }
+                let sent = net.put_flagged(routine, pe, Region::Ctrl, 0, &[], offset, FlagUpdate::Add(1));
+                if let Err(e) = sent {
+                    crate::runtime::fatal(&e);
+                }
+            }
+            _ => {
+                rt.ctrl.slot(pe, team.slot)[W_RELEASED].fetch_add(1, Ordering::Release);
+                rt.notify(pe);
+            }
+        }
+    }
+    (n - 1) as u64
+}
+
+/// The release signals this PE's copy of `slot` has received.
+pub fn received(rt: &Runtime, slot: usize) -> u64 {
+    rt.ctrl.slot(rt.my_pe, slot)[W_RELEASED].load(Ordering::Acquire)
+}
