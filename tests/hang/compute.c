@@ -1,15 +1,17 @@
-/* Hang report test (run by crates/ferroshmem-launch/tests/hang_report.rs): PE 1 computes in an
- * endless loop outside the library while the others wait in shmem_barrier_all. */
+/* Hang report test (run by crates/ferroshmem-launch/tests/hang_report.rs, and across hosts by
+ * tests/multihost.rs): PE 1 (or the PE given as the first argument) computes in an endless loop
+ * outside the library while the others wait in shmem_barrier_all. */
 #include <shmem.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static volatile int stop;
 
-int main(void) {
+int main(int argc, char **argv) {
     shmem_init();
     int me = shmem_my_pe();
     printf("PE %d ready\n", me);
-    if (me == 1)
+    if (me == (argc > 1 ? atoi(argv[1]) : 1))
         while (!stop) {
         }
     shmem_barrier_all();

@@ -9,8 +9,11 @@
 //! the one-sided, memory, lifecycle and launcher C tests, the team and collective C tests, the
 //! specification's Example 12 (12 PEs, its lines compared as a set), and SPMD tests of the
 //! Rust API (teams, collectives, threads).
+//! Then, on the layouts of the one-sided cases, the tests that signal oshrun (hang reports of
+//! every PE across hosts on SIGUSR1 and SIGINT).
 //! Needs root, `ip` and `mpirun`; without them it says so and, under CI, fails.
-//! Prints `multihost: N passed, M failed`.
+//! Prints `multihost: N passed, M failed`. `FSH_MULTIHOST_ONLY=TEXT` runs only the cases whose
+//! name contains TEXT (while working on them).
 
 mod common;
 
@@ -46,7 +49,14 @@ struct Case {
     env: &'static [(&'static str, &'static str)],
     /// Run on these layouts only.
     only_on: Option<&'static [&'static str]>,
+    /// Arguments of a C program.
+    args: &'static [&'static str],
+    /// A check of the combined output beyond `expect_output`.
+    check: Option<Check>,
 }
+
+/// A check of a job's combined output: why it fails, if it does.
+type Check = fn(&str) -> Result<(), String>;
 
 const fn case(source: &'static str) -> Case {
     Case {
@@ -57,6 +67,8 @@ const fn case(source: &'static str) -> Case {
         max_ms: None,
         env: &[],
         only_on: None,
+        args: &[],
+        check: None,
     }
 }
 
@@ -121,11 +133,20 @@ const CASES: &[Case] = &[
     },
     case("tests/c/coll_team.c"),
     case("tests/c/bcast_back_to_back.c"),
-    // A hang report across hosts: PE 1 computes for 3 s; PE 0 (its host) reports it.
+    // Hang reports across hosts: one PE computes for 3 s while the others wait in a barrier;
+    // PE 0 alone reports, naming what the PEs of every host do. The slow PE on PE 0's host,
+    // then on another one.
     Case {
         env: &[("SHMEMX_HANG_REPORT", "0.5")],
-        expect_output: Some("not arrived: PE 1: computing outside the library"),
-        only_on: Some(&["2:2,2"]),
+        check: Some(|out| slow_pe_reported(out, 1)),
+        only_on: Some(ONE_SIDED_LAYOUTS),
+        ..case("tests/c/hang_slow.c")
+    },
+    Case {
+        env: &[("SHMEMX_HANG_REPORT", "0.5")],
+        args: &["3"],
+        check: Some(|out| slow_pe_reported(out, 3)),
+        only_on: Some(ONE_SIDED_LAYOUTS),
         ..case("tests/c/hang_slow.c")
     },
     Case { only_on: Some(ONE_SIDED_LAYOUTS), ..case("tests/c/coll_active.c") },
@@ -159,7 +180,8 @@ const CASES: &[Case] = &[
 impl Case {
     fn name(&self) -> String {
         match self.program {
-            Program::C(source) => source.to_string(),
+            Program::C(source) if self.args.is_empty() => source.to_string(),
+            Program::C(source) => format!("{source} {}", self.args.join(" ")),
             Program::Rust { binary, test } => format!("{binary}::{test}"),
         }
     }
@@ -237,8 +259,9 @@ fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
     let npes: usize =
         hostlist.split(',').map(|h| h.rsplit(':').next().unwrap().parse::<usize>().unwrap()).sum();
     let (mut passed, mut failed) = (0, 0);
+    let only = std::env::var("FSH_MULTIHOST_ONLY").unwrap_or_default();
     for (exe, case) in cases {
-        if case.only_on.is_some_and(|l| !l.contains(&layout)) {
+        if case.only_on.is_some_and(|l| !l.contains(&layout)) || !case.name().contains(&only) {
             continue;
         }
         let name = format!("{} on {layout}", case.name());
@@ -247,15 +270,13 @@ fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
             println!("FAIL {name}: its binary is not built (cargo test --no-run first)");
             continue;
         };
-        let mut cmd = Command::new(common::oshrun());
-        cmd.args(["-n", &npes.to_string(), "--host", &hostlist])
-            .arg(exe)
-            .env("OSHRUN_MPIRUN_ARGS", format!("{mpirun_args} -x FSH_HOSTLIST -x {}", common::SPMD_CHILD))
-            .env("UCX_TLS", "tcp,self")
-            .env("UCX_NET_DEVICES", "eth0")
-            .env("UCX_WARN_UNUSED_ENV_VARS", "n");
+        let mut cmd = oshrun_across(&hostlist, npes, &mpirun_args, exe);
+        cmd.args(case.args);
         if let Program::Rust { test, .. } = case.program {
-            cmd.args([test, "--exact", "--nocapture", "--test-threads=1"]).env(common::SPMD_CHILD, test);
+            cmd.args([test, "--exact", "--nocapture", "--test-threads=1"]).env(common::SPMD_CHILD, test).env(
+                "OSHRUN_MPIRUN_ARGS",
+                format!("{mpirun_args} -x FSH_HOSTLIST -x {}", common::SPMD_CHILD),
+            );
         }
         for (k, v) in case.env {
             cmd.env(k, v);
@@ -299,7 +320,8 @@ fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
             got.sort_unstable();
             (got != want).then(|| format!("stdout does not hold the lines of {f}"))
         });
-        let verdict = if let Some(why) = fault_verdict.or(set_verdict) {
+        let check_verdict = case.check.and_then(|check| check(&out).err());
+        let verdict = if let Some(why) = fault_verdict.or(set_verdict).or(check_verdict) {
             Err(why)
         } else if timed_out {
             Err("timed out after 300 s".to_string())
@@ -326,7 +348,540 @@ fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
             }
         }
     }
+    if ONE_SIDED_LAYOUTS.contains(&layout) {
+        let ctx = Hosts { hostlist: hostlist.clone(), mpirun_args, npes };
+        for (name, test) in SIGNAL_TESTS.iter().filter(|(name, _)| name.contains(&only)) {
+            let start = Instant::now();
+            match test(&ctx) {
+                Ok(()) => {
+                    passed += 1;
+                    println!("ok   {name} on {layout} ({} ms)", start.elapsed().as_millis());
+                }
+                Err(why) => {
+                    failed += 1;
+                    println!("FAIL {name} on {layout}: {why}");
+                }
+            }
+        }
+    }
     (passed, failed)
+}
+
+/// `oshrun -n npes --host hostlist exe` on the simulated hosts (UCX on their network).
+fn oshrun_across(hostlist: &str, npes: usize, mpirun_args: &str, exe: &std::path::Path) -> Command {
+    let mut cmd = Command::new(common::oshrun());
+    cmd.args(["-n", &npes.to_string(), "--host", hostlist])
+        .arg(exe)
+        .env("OSHRUN_MPIRUN_ARGS", format!("{mpirun_args} -x FSH_HOSTLIST"))
+        .env("UCX_TLS", "tcp,self")
+        .env("UCX_NET_DEVICES", "eth0")
+        .env("UCX_WARN_UNUSED_ENV_VARS", "n");
+    cmd
+}
+
+// ------------------------------------------------------------------------------------------
+// Hang reports across hosts
+// ------------------------------------------------------------------------------------------
+
+/// The blocks of `text` that begin with a line starting with `head`, each through the lines
+/// that follow it starting with two spaces.
+fn blocks(text: &str, head: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if line.starts_with(head) {
+            out.extend(current.take());
+            current = Some(format!("{line}\n"));
+        } else if line.starts_with("  ") && current.is_some() {
+            current.as_mut().unwrap().push_str(&format!("{line}\n"));
+        } else {
+            out.extend(current.take());
+        }
+    }
+    out.extend(current);
+    out
+}
+
+const PE_REPORT: &str = "ferroshmem: hang report: ";
+const OSHRUN_USR1: &str = "oshrun: hang report (SIGUSR1; the job goes on): what every PE is doing";
+const OSHRUN_INT: &str = "oshrun: hang report (SIGINT; ending the job): what every PE is doing";
+
+/// `tests/c/hang_slow.c` with `slow` computing: one report in the whole job, by PE 0, which
+/// names the slow PE's state (from whatever host) and the waiting PEs of every host, and no
+/// host left out.
+fn slow_pe_reported(out: &str, slow: usize) -> Result<(), String> {
+    let reports = blocks(out, PE_REPORT);
+    let [r] = reports.as_slice() else {
+        return Err(format!("{} hang reports, expected one", reports.len()));
+    };
+    let npes: usize = std::env::var("FSH_HOSTLIST")
+        .map_err(|e| e.to_string())?
+        .split(',')
+        .map(|h| h.rsplit(':').next().unwrap().parse::<usize>().unwrap())
+        .sum();
+    let waiting: Vec<String> = (0..npes).filter(|&pe| pe != slow).map(|pe| pe.to_string()).collect();
+    let wants = [
+        "ferroshmem: hang report: PE 0 has waited ".to_string(),
+        " s in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2 (SHMEMX_HANG_REPORT=0.5;".to_string(),
+        format!("  team SHMEM_TEAM_WORLD: {npes} PEs (PE 0..{})\n", npes - 1),
+        format!("  not arrived: PE {slow}: computing outside the library for "),
+    ];
+    if let Some(w) = wants.iter().find(|w| !r.contains(w.as_str())) {
+        return Err(format!("the report lacks {w:?}:\n{r}"));
+    }
+    // Every other PE, of every host, is named as waiting in the call.
+    let line = r.lines().find(|l| l.starts_with("  waiting in this call: PE ")).unwrap_or("");
+    let named = expand_ranges(line.trim_start_matches("  waiting in this call: PE "));
+    if named != waiting.iter().map(|p| p.parse::<usize>().unwrap()).collect::<Vec<_>>() {
+        return Err(format!("waiting in this call should be PE {}:\n{r}", waiting.join(", ")));
+    }
+    let secs: f64 = r
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(&format!("  not arrived: PE {slow}: computing outside the library for "))
+        })
+        .and_then(|rest| rest.strip_suffix(" s"))
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("no duration for PE {slow}:\n{r}"))?;
+    // It left the library (shmem_init) about when PE 0 began to wait (the coarse clock: 50 ms).
+    if !(0.4..30.0).contains(&secs) {
+        return Err(format!("PE {slow} computing for {secs} s:\n{r}"));
+    }
+    if r.contains("did not answer") || r.contains("other hosts") {
+        return Err(format!("a host is missing from the report:\n{r}"));
+    }
+    Ok(())
+}
+
+/// "0..2, 4" -> [0, 1, 2, 4].
+fn expand_ranges(text: &str) -> Vec<usize> {
+    let mut v = Vec::new();
+    for part in text.split(", ") {
+        match part.split_once("..") {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
+                    v.extend(a..=b);
+                }
+            }
+            None => v.extend(part.parse::<usize>()),
+        }
+    }
+    v
+}
+
+/// The simulated hosts of one layout, for the tests that signal oshrun.
+struct Hosts {
+    hostlist: String,
+    mpirun_args: String,
+    npes: usize,
+}
+
+/// How long a job of the signal tests may take in all.
+const LIVE_LIMIT: Duration = Duration::from_secs(120);
+
+/// A running job whose output is collected as it comes.
+struct Live {
+    child: std::process::Child,
+    stdout: std::sync::Arc<std::sync::Mutex<String>>,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    start: Instant,
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        // A test that failed half-way: end the job (oshrun ends mpirun, which ends the PEs).
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+            let deadline = Instant::now() + Duration::from_secs(15);
+            while self.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn collect(mut pipe: impl std::io::Read + Send + 'static) -> std::sync::Arc<std::sync::Mutex<String>> {
+    let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let sink = text.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    text
+}
+
+impl Live {
+    fn start(hosts: &Hosts, program: &str, args: &[&str]) -> Live {
+        let exe = common::compile_c(&common::repo_root().join(program));
+        let mut cmd = oshrun_across(&hosts.hostlist, hosts.npes, &hosts.mpirun_args, &exe);
+        cmd.args(args);
+        Live::spawn(cmd)
+    }
+
+    /// `program` run by oshrun at a terminal: `script` (util-linux) gives it a pseudo-terminal
+    /// as its stdin, stdout and stderr, and copies what this test writes to the terminal (so
+    /// "\x03" is a Ctrl-C, which the terminal sends to its foreground process group) and what
+    /// the job writes to its stdout.
+    fn at_terminal(hosts: &Hosts, program: &str, args: &[&str]) -> Live {
+        let exe = common::compile_c(&common::repo_root().join(program));
+        let mut job = oshrun_across(&hosts.hostlist, hosts.npes, &hosts.mpirun_args, &exe);
+        job.args(args);
+        let line: Vec<String> = std::iter::once(job.get_program())
+            .chain(job.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let mut cmd = Command::new("script");
+        cmd.args(["-q", "-f", "-e", "-c", &line.join(" "), "/dev/null"]);
+        for (k, v) in job.get_envs() {
+            if let Some(v) = v {
+                cmd.env(k, v);
+            }
+        }
+        Live::spawn(cmd)
+    }
+
+    fn spawn(mut cmd: Command) -> Live {
+        cmd.env("SHMEMX_HANG_REPORT", "0")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("start oshrun");
+        let stdout = collect(child.stdout.take().unwrap());
+        let stderr = collect(child.stderr.take().unwrap());
+        Live { child, stdout, stderr, start: Instant::now() }
+    }
+
+    fn stdout(&self) -> String {
+        self.stdout.lock().unwrap().clone()
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Polls the output until `done(stdout, stderr)`; an error past the job's limit.
+    fn wait_for(&self, what: &str, done: impl Fn(&str, &str) -> bool) -> Result<(), String> {
+        while !done(&self.stdout(), &self.stderr()) {
+            if self.start.elapsed() > LIVE_LIMIT {
+                return Err(format!(
+                    "no {what} within {LIVE_LIMIT:?}\nstdout:\n{}\nstderr:\n{}",
+                    self.stdout(),
+                    self.stderr()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Ok(())
+    }
+
+    /// Sends `signal` to oshrun (a name for kill(1)).
+    fn signal(&self, signal: &str) -> Result<(), String> {
+        let ok = Command::new("kill").args([&format!("-{signal}"), &self.child.id().to_string()]).status();
+        ok.is_ok_and(|s| s.success()).then_some(()).ok_or_else(|| format!("kill -{signal} failed"))
+    }
+
+    /// Asks for reports (SIGUSR1) until one shows `ready(report)`; that report. Each request
+    /// waits for its report (its last line) before the next.
+    fn report_until(&self, asked: &mut usize, ready: impl Fn(&str) -> bool) -> Result<String, String> {
+        loop {
+            self.signal("USR1")?;
+            *asked += 1;
+            let n = *asked;
+            self.wait_for("PE 0's report", |_, err| {
+                blocks(err, OSHRUN_USR1).iter().filter(|r| r.contains(ferroshmem::launch::REPORT_END)).count()
+                    >= n
+            })?;
+            let last = blocks(&self.stderr(), OSHRUN_USR1).pop().unwrap_or_default();
+            if ready(&last) {
+                return Ok(last);
+            }
+        }
+    }
+
+    /// Waits for oshrun to end (within the job's limit): its exit code and output.
+    fn finish(mut self) -> Result<(Option<i32>, String, String), String> {
+        let (status, timed_out) = common::wait_within(&mut self.child, self.start, LIVE_LIMIT, |c| {
+            let _ = Command::new("kill").args(["-TERM", &c.id().to_string()]).status();
+        });
+        if timed_out {
+            return Err(format!(
+                "oshrun did not end\nstdout:\n{}\nstderr:\n{}",
+                self.stdout(),
+                self.stderr()
+            ));
+        }
+        // The collecting threads have the rest once the pipes close (every writer ended).
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let closed = || {
+            std::sync::Arc::strong_count(&self.stdout) == 1 && std::sync::Arc::strong_count(&self.stderr) == 1
+        };
+        while !closed() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Ok((status.code(), self.stdout(), self.stderr()))
+    }
+}
+
+/// A PE's line in a report, as it reads when the PE waits in the world's barrier number 2.
+fn in_barrier(report: &str, pe: usize) -> bool {
+    let line = format!("  PE {pe}: in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2");
+    report.contains(&format!("{line}, waiting for ")) || report.contains(&format!("{line}\n"))
+}
+
+/// The lines of `err` that are neither in an oshrun report nor one of `allowed`.
+fn other_lines<'a>(err: &'a str, allowed: &[&str]) -> Vec<&'a str> {
+    err.lines()
+        .filter(|l| !l.starts_with("oshrun: hang report (") && !l.starts_with("  ") && !allowed.contains(l))
+        .collect()
+}
+
+/// The tests that signal oshrun, run on the layouts of the one-sided cases.
+/// A test that runs its own jobs on the simulated hosts: why it fails, if it does.
+type HostsTest = fn(&Hosts) -> Result<(), String>;
+
+const SIGNAL_TESTS: &[(&str, HostsTest)] = &[
+    ("hang report on SIGUSR1 to oshrun, a healthy job", sigusr1_on_a_healthy_job),
+    ("hang report on SIGINT to oshrun, a hung job", sigint_reports_then_ends_the_job),
+    ("hang report on SIGUSR1 to oshrun, a host stopped", a_stopped_host_is_named),
+    ("hang report on Ctrl-C at a terminal, and typed input", at_a_terminal),
+];
+
+/// `tests/hang/healthy.c`: PE 0 reads a line while the others wait in a barrier. SIGUSR1 to
+/// oshrun prints PE 0's report of every PE of every host; the job goes on and ends as it
+/// would have, and stderr holds nothing but the reports.
+fn sigusr1_on_a_healthy_job(hosts: &Hosts) -> Result<(), String> {
+    let n = hosts.npes;
+    let mut job = Live::start(hosts, "tests/hang/healthy.c", &[]);
+    job.wait_for("every PE ready", |out, _| out.matches(" ready\n").count() == n)?;
+    let mut asked = 0;
+    let report = job.report_until(&mut asked, |r| (1..n).all(|pe| in_barrier(r, pe)))?;
+    let n_hosts = hosts.hostlist.split(',').count();
+    for want in [
+        "  PE 0: computing outside the library for ".to_string(),
+        format!(
+            "  waits in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2 (team of {n} PEs: PE 0..{}):\n",
+            n - 1
+        ),
+        "    not arrived: PE 0: computing outside the library for ".to_string(),
+        format!("{}{n} PEs on {n_hosts} hosts\n", ferroshmem::launch::REPORT_END),
+    ] {
+        if !report.contains(&want) {
+            return Err(format!("the report lacks {want:?}:\n{report}"));
+        }
+    }
+    {
+        use std::io::Write;
+        let mut stdin = job.child.stdin.take().unwrap();
+        stdin.write_all(b"go\n").map_err(|e| format!("writing to oshrun: {e}"))?;
+    }
+    let (code, out, err) = job.finish()?;
+    if code != Some(0) {
+        return Err(format!("exit {code:?}, expected 0\n{err}"));
+    }
+    let sum: usize = (0..n).sum();
+    let mut want: Vec<String> = (0..n).map(|pe| format!("PE {pe} ready")).collect();
+    want.extend((0..n).map(|pe| format!("PE {pe} done, sum {sum}")));
+    want.sort_unstable();
+    let mut got: Vec<&str> = out.lines().collect();
+    got.sort_unstable();
+    if got != want {
+        return Err(format!("stdout:\n{out}"));
+    }
+    let others = other_lines(&err, &[]);
+    if !others.is_empty() || blocks(&err, OSHRUN_USR1).len() != asked || err.contains(PE_REPORT) {
+        return Err(format!("stderr should hold the {asked} reports only:\n{err}"));
+    }
+    Ok(())
+}
+
+/// `tests/hang/compute.c` with the last PE (on the last host) computing for ever while the
+/// others wait in a barrier. SIGINT to oshrun prints the report of every PE of every host,
+/// then ends the job: exit 130, and no process of the job left in the hosts or outside them
+/// (`check-clean.sh --processes`).
+fn sigint_reports_then_ends_the_job(hosts: &Hosts) -> Result<(), String> {
+    let n = hosts.npes;
+    let last = n - 1;
+    let job = Live::start(hosts, "tests/hang/compute.c", &[&last.to_string()]);
+    job.wait_for("every PE ready", |out, _| out.matches(" ready\n").count() == n)?;
+    // Once every other PE waits in the barrier (a report shows it), the SIGINT report has
+    // something fixed to say.
+    let mut asked = 0;
+    job.report_until(&mut asked, |r| (0..last).all(|pe| in_barrier(r, pe)))?;
+    job.signal("INT")?;
+    let sent = Instant::now();
+    let (code, _, err) = job.finish()?;
+    let took = sent.elapsed();
+    if code != Some(130) {
+        return Err(format!("exit {code:?}, expected 130\n{err}"));
+    }
+    let reports = blocks(&err, OSHRUN_INT);
+    let [report] = reports.as_slice() else {
+        return Err(format!("{} SIGINT reports, expected one:\n{err}", reports.len()));
+    };
+    // The PE before the last runs on another host than PE 0 in every layout here.
+    for want in [
+        format!("  PE {last}: computing outside the library for "),
+        "  PE 0: in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2, waiting for ".to_string(),
+        format!("  PE {}: in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2, waiting for ", last - 1),
+        format!("    not arrived: PE {last}: computing outside the library for "),
+        ferroshmem::launch::REPORT_END.to_string(),
+    ] {
+        if !report.contains(&want) {
+            return Err(format!("the report lacks {want:?}:\n{report}"));
+        }
+    }
+    let ended = "oshrun: received signal 2 (SIGINT); ending the job";
+    let after = err.split(OSHRUN_INT).nth(1).unwrap_or("");
+    if !after.contains(ended) {
+        return Err(format!("no {ended:?} after the report:\n{err}"));
+    }
+    let others = other_lines(&err, &[ended]);
+    if !others.is_empty() {
+        return Err(format!("stderr has more than the reports: {others:?}\n{err}"));
+    }
+    if took > Duration::from_secs(20) {
+        return Err(format!("the job took {} ms to end after SIGINT", took.as_millis()));
+    }
+    // Nothing of the job left: the PEs and daemons in the hosts, mpirun outside them.
+    no_process_left()
+}
+
+/// `tests/hang/compute.c` as above, with every PE of the last host stopped (SIGSTOP): the
+/// report comes anyway, within the bounded wait for that host, and names it as not answering;
+/// once they go on (SIGCONT) the next report sees them again, and SIGINT ends the job.
+fn a_stopped_host_is_named(hosts: &Hosts) -> Result<(), String> {
+    let n = hosts.npes;
+    let last = n - 1;
+    let job = Live::start(hosts, "tests/hang/compute.c", &[&last.to_string()]);
+    job.wait_for("every PE ready", |out, _| out.matches(" ready\n").count() == n)?;
+    let mut asked = 0;
+    job.report_until(&mut asked, |r| (0..last).all(|pe| in_barrier(r, pe)))?;
+    // The last host: its name and its PEs (hosts are filled in order), their processes.
+    let names = std::env::var("FSH_HOSTS").map_err(|e| e.to_string())?;
+    let host = names.rsplit(',').next().unwrap_or_default().to_string();
+    let per_host: usize = hosts.hostlist.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    let first = n - per_host;
+    let exe = common::compile_c(&common::repo_root().join("tests/hang/compute.c"));
+    let pids = Command::new("ip").args(["netns", "pids", &host]).output().map_err(|e| e.to_string())?;
+    let pids: Vec<String> = String::from_utf8_lossy(&pids.stdout)
+        .split_whitespace()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.starts_with(exe.as_os_str().as_encoded_bytes()))
+        })
+        .map(str::to_owned)
+        .collect();
+    if pids.len() != per_host {
+        return Err(format!("found {} PE processes on {host}, expected {per_host}", pids.len()));
+    }
+    let kill = |sig: &str| Command::new("kill").arg(format!("-{sig}")).args(&pids).status();
+    kill("STOP").map_err(|e| e.to_string())?;
+    let asked_at = Instant::now();
+    let report = job.report_until(&mut asked, |_| true);
+    let took = asked_at.elapsed();
+    kill("CONT").map_err(|e| e.to_string())?;
+    let report = report?;
+    let silent = if per_host == 1 { format!("PE {first}") } else { format!("PE {first}..{last}") };
+    for want in [
+        format!("  PE {last}: did not answer within 2 s (host {host})\n"),
+        "  PE 0: in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2, waiting for ".to_string(),
+        format!("    did not answer within 2 s: {silent} (host {host})\n"),
+        format!("  host {host} did not answer within 2 s ({silent})\n"),
+    ] {
+        if !report.contains(&want) {
+            return Err(format!("the report lacks {want:?}:\n{report}"));
+        }
+    }
+    if took > Duration::from_secs(10) {
+        return Err(format!("the report took {} ms", took.as_millis()));
+    }
+    // Going on, the host answers again.
+    let again = job.report_until(&mut asked, |_| true)?;
+    if !again.contains(&format!("  PE {last}: computing outside the library")) {
+        return Err(format!("after SIGCONT:\n{again}"));
+    }
+    job.signal("INT")?;
+    let (code, _, err) = job.finish()?;
+    if code != Some(130) {
+        return Err(format!("exit {code:?}, expected 130\n{err}"));
+    }
+    no_process_left()
+}
+
+/// oshrun at a terminal, as a user runs it: a line typed at the terminal reaches PE 0 (mpirun,
+/// in a process group of its own, cannot read the terminal: oshrun passes it on), and a Ctrl-C
+/// (which the terminal sends to oshrun's process group alone) prints the report of every PE of
+/// every host, then ends the job with 130 and leaves nothing behind.
+fn at_a_terminal(hosts: &Hosts) -> Result<(), String> {
+    use std::io::Write;
+    if !have("script") {
+        return Err("needs `script` (util-linux) to give oshrun a terminal".into());
+    }
+    let n = hosts.npes;
+    let mut job = Live::at_terminal(hosts, "tests/hang/healthy.c", &[]);
+    job.wait_for("every PE ready", |out, _| out.matches(" ready").count() == n)?;
+    let mut stdin = job.child.stdin.take().unwrap();
+    stdin.write_all(b"go\r").map_err(|e| format!("typing: {e}"))?;
+    let sum: usize = (0..n).sum();
+    job.wait_for("every PE done", |out, _| out.matches(&format!(" done, sum {sum}")).count() == n)?;
+    drop(stdin);
+    let (code, out, _) = job.finish()?;
+    if code != Some(0) {
+        return Err(format!("healthy.c at a terminal: exit {code:?}\n{out}"));
+    }
+
+    let last = n - 1;
+    let mut job = Live::at_terminal(hosts, "tests/hang/compute.c", &[&last.to_string()]);
+    job.wait_for("every PE ready", |out, _| out.matches(" ready").count() == n)?;
+    let mut stdin = job.child.stdin.take().unwrap();
+    // Every PE has taken oshrun's signals once it printed "ready"; what each PE shows then
+    // (in the barrier yet or not) is the business of the tests above.
+    stdin.write_all(b"\x03").map_err(|e| format!("typing Ctrl-C: {e}"))?;
+    let ended = "oshrun: received signal 2 (SIGINT); ending the job";
+    job.wait_for("the end of the job", |out, _| out.contains(ended))?;
+    drop(stdin);
+    let (code, out, _) = job.finish()?;
+    if code != Some(130) {
+        return Err(format!("Ctrl-C at a terminal: exit {code:?}, expected 130\n{out}"));
+    }
+    // The terminal ends lines with "\r\n" and echoes the Ctrl-C as "^C" before the report.
+    let report = blocks(&out.replace('\r', "").replace("^C", ""), OSHRUN_INT).pop().unwrap_or_default();
+    for want in [
+        format!("  PE {last}: computing outside the library for "),
+        format!("{}{n} PEs on ", ferroshmem::launch::REPORT_END),
+    ] {
+        if !report.contains(&want) {
+            return Err(format!("the report lacks {want:?}:\n{out}"));
+        }
+    }
+    no_process_left()
+}
+
+/// No process of the run's jobs left, in the hosts or outside them (`check-clean.sh
+/// --processes`). The last exits of a job's daemons may trail oshrun's by a moment: looks
+/// again for up to 10 s.
+fn no_process_left() -> Result<(), String> {
+    let runid = std::env::var("FSH_RUNID").map_err(|e| e.to_string())?;
+    let script = common::repo_root().join("tests/multihost/check-clean.sh");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out = Command::new("bash").arg(&script).args(["--processes", &runid]).output();
+        let out = out.map_err(|e| format!("check-clean.sh: {e}"))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("left behind:\n{}", String::from_utf8_lossy(&out.stdout)));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 fn main() {

@@ -420,6 +420,70 @@ int fsh_ucp_get(void *w, void *ep, void *buf, size_t len, uint64_t raddr, void *
     return st;
 }
 
+/* ------------------------------------------------------------------------------------- */
+/* Operations in flight, for reads that must not wait for ever (hang reports: a host that
+ * does not answer is named, not waited for). A started operation is tested with
+ * fsh_ucp_request_test while the caller progresses the worker; fsh_ucp_request_release gives
+ * one back unfinished: UCX still completes it into its buffers, which must then stay valid
+ * (the Rust side leaks them). */
+
+/* Starts a get of `len` bytes from `raddr` into `buf`. Returns 0 with *req NULL when it
+ * completed at once, UCS_INPROGRESS with *req, or an error. */
+int fsh_ucp_get_start(void *w, void *ep, void *buf, size_t len, uint64_t raddr, void *rkey, void **req) {
+    struct fsh_worker *fw = w;
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof p);
+    *req = NULL;
+    LOCK(fw);
+    ucs_status_ptr_t r = ucp_get_nbx((ucp_ep_h)ep, buf, len, raddr, (ucp_rkey_h)rkey, &p);
+    UNLOCK(fw);
+    if (r == NULL) return UCS_OK;
+    if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
+    *req = r;
+    return UCS_INPROGRESS;
+}
+
+/* Starts a fetching atomic `op` (a ucp_atomic_op_t other than CSWAP) of `size` (4 or 8)
+ * bytes at `raddr`: the operand is read from *operand, the old value lands in *reply. Returns
+ * as fsh_ucp_get_start. */
+int fsh_ucp_atomic_start(void *w, void *ep, int op, int size, uint64_t *operand, uint64_t *reply, uint64_t raddr,
+                         void *rkey, void **req) {
+    struct fsh_worker *fw = w;
+    *req = NULL;
+    if (op == UCP_ATOMIC_OP_CSWAP || (size != 4 && size != 8)) return UCS_ERR_UNSUPPORTED;
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof p);
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    p.datatype = ucp_dt_make_contig((size_t)size);
+    p.reply_buffer = reply;
+    LOCK(fw);
+    ucs_status_ptr_t r = ucp_atomic_op_nbx((ucp_ep_h)ep, (ucp_atomic_op_t)op, operand, 1, raddr, (ucp_rkey_h)rkey, &p);
+    UNLOCK(fw);
+    if (r == NULL) return UCS_OK;
+    if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
+    *req = r;
+    return UCS_INPROGRESS;
+}
+
+/* UCS_INPROGRESS while `req` runs (progress the worker meanwhile); then its final status, and
+ * the request is freed. */
+int fsh_ucp_request_test(void *w, void *req) {
+    struct fsh_worker *fw = w;
+    LOCK(fw);
+    ucs_status_t st = ucp_request_check_status(req);
+    if (st != UCS_INPROGRESS) ucp_request_free(req);
+    UNLOCK(fw);
+    return st;
+}
+
+/* Gives `req` back to UCX unfinished: it completes without us, into its buffers. */
+void fsh_ucp_request_release(void *w, void *req) {
+    struct fsh_worker *fw = w;
+    LOCK(fw);
+    ucp_request_free(req);
+    UNLOCK(fw);
+}
+
 /* Atomic `op` (a ucp_atomic_op_t) on a 4- or 8-byte word. `value` is the operand (for
  * CSWAP, the value to store if the word equals `compare`). With `fetch`, waits and stores
  * the old value in *result; without, returns at local completion. */

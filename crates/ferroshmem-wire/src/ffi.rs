@@ -103,6 +103,10 @@ shim! {
     fn fsh_ucp_get(worker: *mut c_void, ep: *mut c_void, buf: *mut c_void, len: usize, raddr: u64, rkey: *mut c_void) -> c_int;
     fn fsh_ucp_atomic(worker: *mut c_void, ep: *mut c_void, op: c_int, size: c_int, value: u64, compare: u64, raddr: u64, rkey: *mut c_void, fetch: c_int, result: *mut u64) -> c_int;
     fn fsh_ucp_atomic_op_code(which: c_int) -> c_int;
+    fn fsh_ucp_get_start(worker: *mut c_void, ep: *mut c_void, buf: *mut c_void, len: usize, raddr: u64, rkey: *mut c_void, req: *mut *mut c_void) -> c_int;
+    fn fsh_ucp_atomic_start(worker: *mut c_void, ep: *mut c_void, op: c_int, size: c_int, operand: *mut u64, reply: *mut u64, raddr: u64, rkey: *mut c_void, req: *mut *mut c_void) -> c_int;
+    fn fsh_ucp_request_test(worker: *mut c_void, req: *mut c_void) -> c_int;
+    fn fsh_ucp_request_release(worker: *mut c_void, req: *mut c_void);
     fn fsh_ucp_set_flagged_regions(worker: *mut c_void, base: *const u64, len: *const u64, count: usize) -> c_int;
     fn fsh_ucp_put_flagged(worker: *mut c_void, ep: *mut c_void, region: u64, offset: u64, buf: *const c_void, len: usize, flag_offset: u64, flag_value: u64, flag_update: u64) -> c_int;
 }

@@ -365,6 +365,141 @@ mod imp {
         }
     }
 
+    impl Endpoint {
+        /// Starts a get of `len` bytes from `raddr` of the peer without waiting for it: the
+        /// bytes land in a buffer of the returned [`Pending`]. The caller progresses the
+        /// worker and tests it; a `Pending` dropped unfinished leaves its buffer to UCX.
+        pub fn get_start(&self, len: usize, raddr: u64, rkey: &RemoteKey) -> Result<Pending> {
+            let mut buf = vec![0u64; len.div_ceil(8)].into_boxed_slice();
+            let mut req = std::ptr::null_mut();
+            // SAFETY: live worker, endpoint and key; `buf` holds at least `len` bytes and is
+            // owned by the returned Pending, which keeps it (or leaks it) until the get has
+            // completed.
+            let rc = unsafe {
+                ffi::fsh_ucp_get_start(
+                    self.worker.ptr(),
+                    self.ptr,
+                    buf.as_mut_ptr().cast(),
+                    len,
+                    raddr,
+                    rkey.ptr,
+                    &mut req,
+                )
+            };
+            Pending::started("ucp_get_nbx", rc, req, buf, self.worker.clone())
+        }
+
+        /// Starts a 64-bit swap of the word at `raddr` with `value` without waiting; the old
+        /// value is [`Pending::reply`] once complete.
+        pub fn swap64_start(&self, value: u64, raddr: u64, rkey: &RemoteKey) -> Result<Pending> {
+            // Word 0: the operand; word 1: the reply.
+            let mut buf = vec![value, 0].into_boxed_slice();
+            let mut req = std::ptr::null_mut();
+            let words = buf.as_mut_ptr();
+            // SAFETY: live worker, endpoint and key; both words live in `buf`, owned by the
+            // returned Pending, which keeps it (or leaks it) until the atomic has completed.
+            let rc = unsafe {
+                ffi::fsh_ucp_atomic_start(
+                    self.worker.ptr(),
+                    self.ptr,
+                    ffi::fsh_ucp_atomic_op_code(AtomicOp::Swap.index()),
+                    8,
+                    words,
+                    words.add(1),
+                    raddr,
+                    rkey.ptr,
+                    &mut req,
+                )
+            };
+            Pending::started("ucp_atomic_op_nbx", rc, req, buf, self.worker.clone())
+        }
+    }
+
+    /// A get or atomic in flight ([`Endpoint::get_start`], [`Endpoint::swap64_start`]),
+    /// with the buffer it lands in.
+    pub struct Pending {
+        call: &'static str,
+        /// The UCX request while in flight; null once finished.
+        req: *mut c_void,
+        buf: Option<Box<[u64]>>,
+        done: Option<Result<()>>,
+        worker: Worker,
+    }
+    // SAFETY: the request is only touched through the shim, under the worker's mutex.
+    unsafe impl Send for Pending {}
+
+    impl std::fmt::Debug for Pending {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("ucp::Pending").field("call", &self.call).field("done", &self.done).finish()
+        }
+    }
+
+    impl Pending {
+        fn started(
+            call: &'static str,
+            rc: i32,
+            req: *mut c_void,
+            buf: Box<[u64]>,
+            worker: Worker,
+        ) -> Result<Pending> {
+            const IN_PROGRESS: i32 = 1; // UCS_INPROGRESS
+            let done = match rc {
+                IN_PROGRESS => None,
+                rc => {
+                    crate::check(call, rc)?;
+                    Some(Ok(()))
+                }
+            };
+            Ok(Pending { call, req, buf: Some(buf), done, worker })
+        }
+
+        /// Whether it has finished (the caller progresses the worker between tests), and how.
+        pub fn test(&mut self) -> Option<&Result<()>> {
+            if self.done.is_none() {
+                // SAFETY: a live worker and our request, not yet freed (`done` is unset).
+                let rc = unsafe { ffi::fsh_ucp_request_test(self.worker.ptr(), self.req) };
+                if rc != 1 {
+                    self.req = std::ptr::null_mut();
+                    self.done = Some(crate::check(self.call, rc));
+                }
+            }
+            self.done.as_ref()
+        }
+
+        /// The bytes a get brought (its `len`, rounded up to whole words), once it succeeded.
+        pub fn bytes(&self) -> Option<&[u8]> {
+            match (&self.done, &self.buf) {
+                (Some(Ok(())), Some(buf)) => {
+                    // SAFETY: a u64 slice viewed as its bytes: same memory, alignment 1.
+                    Some(unsafe { std::slice::from_raw_parts(buf.as_ptr().cast(), buf.len() * 8) })
+                }
+                _ => None,
+            }
+        }
+
+        /// The old value an atomic fetched, once it succeeded.
+        pub fn reply(&self) -> Option<u64> {
+            match (&self.done, &self.buf) {
+                (Some(Ok(())), Some(buf)) if buf.len() == 2 => Some(buf[1]),
+                _ => None,
+            }
+        }
+    }
+
+    impl Drop for Pending {
+        fn drop(&mut self) {
+            if self.done.is_none() && !self.req.is_null() {
+                // SAFETY: a live worker and our unfinished request, released once.
+                unsafe { ffi::fsh_ucp_request_release(self.worker.ptr(), self.req) };
+                // UCX may still write into the buffer when the operation completes: it must
+                // outlive us, so it is leaked (a few words per host that did not answer).
+                if let Some(buf) = self.buf.take() {
+                    Box::leak(buf);
+                }
+            }
+        }
+    }
+
     impl Drop for Endpoint {
         fn drop(&mut self) {
             // SAFETY: created by fsh_ucp_ep_create on this worker, closed once.
@@ -471,7 +606,7 @@ mod imp {
             pub struct $name(());
         )*};
     }
-    unavailable!(Context, Worker, Endpoint, MemRegion, RemoteKey);
+    unavailable!(Context, Worker, Endpoint, MemRegion, RemoteKey, Pending);
 
     impl Context {
         /// Unavailable: built without UCX.
@@ -529,6 +664,12 @@ mod imp {
         pub fn get(&self, _: &mut [u8], _: u64, _: &RemoteKey) -> Result<()> {
             Err(Error::Unavailable)
         }
+        pub fn get_start(&self, _: usize, _: u64, _: &RemoteKey) -> Result<Pending> {
+            Err(Error::Unavailable)
+        }
+        pub fn swap64_start(&self, _: u64, _: u64, _: &RemoteKey) -> Result<Pending> {
+            Err(Error::Unavailable)
+        }
         pub fn atomic64(
             &self,
             _: AtomicOp,
@@ -552,6 +693,17 @@ mod imp {
             Err(Error::Unavailable)
         }
     }
+    impl Pending {
+        pub fn test(&mut self) -> Option<&Result<()>> {
+            None
+        }
+        pub fn bytes(&self) -> Option<&[u8]> {
+            None
+        }
+        pub fn reply(&self) -> Option<u64> {
+            None
+        }
+    }
     impl MemRegion {
         /// # Safety
         /// As the real one.
@@ -569,4 +721,4 @@ mod imp {
     }
 }
 
-pub use imp::{Context, Endpoint, MemRegion, RemoteKey, Worker};
+pub use imp::{Context, Endpoint, MemRegion, Pending, RemoteKey, Worker};

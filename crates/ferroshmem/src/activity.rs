@@ -8,9 +8,14 @@
 //! clock read: the time is read only when a wait starts to sleep (`wait::wait_until`'s slow
 //! path), where the hang check also lives.
 //!
-//! Who reads the words: the other PEs of the host (their mapping of the job file) and oshrun
-//! (its own mapping of the control blocks). Across hosts a PE sees the states of its own
-//! host's PEs only.
+//! Who reads the words: the other PEs of the host (their mapping of the job file), oshrun
+//! (its own mapping of the control blocks), and in a job across hosts the PEs of the other
+//! hosts, through the network (`hosts`: one-sided gets of the registered control blocks, with
+//! a bounded wait, and each host's clock read beside the states). A report therefore covers
+//! every host: the PE-side report names what every member of the team is doing wherever it
+//! runs, and one PE of the job prints it; under `oshrun --host`, oshrun's SIGUSR1 and SIGINT
+//! reach the PEs through mpirun and PE 0 prints the report of every PE (`View` is the one
+//! reader of all three).
 #![allow(unsafe_code)]
 
 use std::fmt::Write as _;
@@ -21,6 +26,11 @@ use crate::job::{HeaderView, JobFile, Mapping};
 use crate::runtime::Runtime;
 use crate::team::pe_set::PeSet;
 use crate::team::TeamInner;
+use crate::topology::Topology;
+
+mod hosts;
+pub(crate) use hosts::start as start_host_duties;
+pub use hosts::ENV_OSHRUN_REPORTS;
 
 /// Environment variable: seconds a PE waits in a team call before a hang report (default
 /// 60, 0 turns reports off; fractions allowed).
@@ -403,9 +413,14 @@ impl Runtime {
     }
 
     /// Publishes that this PE left the library (the end of `shmem_init`, whose state is
-    /// published before the runtime exists).
+    /// published before the runtime exists). Under a PMIx launcher the host's clock may not
+    /// have been advanced yet (its thread starts after this): then this PE does.
     pub(crate) fn publish_outside(&self) {
-        let clock = HeaderView::new(&self.map).clock_ms();
+        let mut clock = HeaderView::new(&self.map).clock_ms();
+        if clock == 0 {
+            clock = now_ms();
+            hosts::tick(self, clock, 1);
+        }
         self.my_state().call.store(Doing::Outside { since_ms: clock }.encode(), Ordering::Relaxed);
     }
 
@@ -496,11 +511,11 @@ pub(crate) fn describe_team(rt: &Runtime, slot: usize, made: Made, pes: &PeSet) 
 
 /// The name of the team on `slot` as PE `pe` knows it: a predefined name, or how it was
 /// made ("split_strided(SHMEM_TEAM_WORLD, 0, 2, 4)").
-pub(crate) fn team_name(ctrl: &CtrlTable, pe: usize, slot: usize) -> String {
-    team_name_depth(ctrl, pe, slot, 0)
+pub(crate) fn team_name(view: &View<'_>, pe: usize, slot: usize) -> String {
+    team_name_depth(view, pe, slot, 0)
 }
 
-fn team_name_depth(ctrl: &CtrlTable, pe: usize, slot: usize, depth: usize) -> String {
+fn team_name_depth(view: &View<'_>, pe: usize, slot: usize, depth: usize) -> String {
     match slot {
         0 => return "SHMEM_TEAM_WORLD".into(),
         1 => return "SHMEM_TEAM_SHARED".into(),
@@ -508,14 +523,14 @@ fn team_name_depth(ctrl: &CtrlTable, pe: usize, slot: usize, depth: usize) -> St
         3 => return "SHMEMX_TEAM_SAME_MYPE_NODE".into(),
         _ => {}
     }
-    let Some((made, _)) = read_desc(ctrl, pe, slot) else {
+    let Some((made, _)) = view.desc(pe, slot) else {
         return format!("team {slot}");
     };
     let parent = |p: usize| {
         if depth >= 3 {
             format!("team {p}")
         } else {
-            team_name_depth(ctrl, pe, p, depth + 1)
+            team_name_depth(view, pe, p, depth + 1)
         }
     };
     match made {
@@ -531,22 +546,33 @@ fn team_name_depth(ctrl: &CtrlTable, pe: usize, slot: usize, depth: usize) -> St
 
 /// A team's members in world terms: (start, stride, size).
 type WorldStrided = (i64, i64, usize);
+/// A team's description: how it was made, and its members in world terms when strided.
+pub(crate) type Desc = (Made, Option<WorldStrided>);
 
-/// The description on `slot` of PE `pe`, and its members in world terms when strided.
-fn read_desc(ctrl: &CtrlTable, pe: usize, slot: usize) -> Option<(Made, Option<WorldStrided>)> {
+/// The description on `slot` of PE `pe`, read through this process's mapping.
+fn read_desc(ctrl: &CtrlTable, pe: usize, slot: usize) -> Option<Desc> {
     let words = &ctrl.slot(pe, slot)[W_DESC..W_DESC + DESC_WORDS];
     let tag = words[0].load(Ordering::Acquire);
-    if tag & !0xffff != DESC_TAG {
+    let mut w = [tag; DESC_WORDS];
+    for (v, word) in w.iter_mut().zip(words).skip(1) {
+        *v = word.load(Ordering::Relaxed);
+    }
+    desc_of_words(&w)
+}
+
+/// A description from its words (read in place, or brought from another host).
+fn desc_of_words(w: &[u64; DESC_WORDS]) -> Option<Desc> {
+    if w[0] & !0xffff != DESC_TAG {
         return None;
     }
-    let w = |i: usize| words[i].load(Ordering::Relaxed) as i64;
-    let made = Made::from_words(tag & 0xffff, [w(1), w(2), w(3), w(4)])?;
-    let (start, stride, size) = (w(5), w(6), w(7) as usize);
+    let i = |k: usize| w[k] as i64;
+    let made = Made::from_words(w[0] & 0xffff, [i(1), i(2), i(3), i(4)])?;
+    let (start, stride, size) = (i(5), i(6), w[7] as usize);
     Some((made, (start >= 0).then_some((start, stride, size))))
 }
 
 // ------------------------------------------------------------------------------------------
-// Reading and describing states
+// Reading states: this host's mapping, and the network for the PEs of other hosts
 // ------------------------------------------------------------------------------------------
 
 /// One PE's published state, read at once.
@@ -562,15 +588,27 @@ pub(crate) fn snapshot(ctrl: &CtrlTable, pe: usize) -> Snapshot {
     let s = &ctrl.pe(pe).state;
     let call = s.call.load(Ordering::Relaxed);
     let blocked = call >> KIND_SHIFT == KIND_IN_CALL && call & BLOCKED != 0;
-    Snapshot {
-        doing: Doing::decode(call),
-        seq: s.seq.load(Ordering::Relaxed),
-        blocked_since: if blocked { s.blocked_since.load(Ordering::Relaxed) } else { 0 },
-        ended: s.ended.load(Ordering::Relaxed),
-    }
+    Snapshot::of_words(
+        call,
+        s.seq.load(Ordering::Relaxed),
+        if blocked { s.blocked_since.load(Ordering::Relaxed) } else { 0 },
+        s.ended.load(Ordering::Relaxed),
+    )
 }
 
 impl Snapshot {
+    /// The state that the words `call`, `seq`, `blocked_since` and `ended` of a `PeState`
+    /// say (`blocked_since` counts only while the call's blocked bit is set).
+    fn of_words(call: u64, seq: u64, blocked_since: u64, ended: u64) -> Self {
+        let blocked = call >> KIND_SHIFT == KIND_IN_CALL && call & BLOCKED != 0;
+        Snapshot {
+            doing: Doing::decode(call),
+            seq,
+            blocked_since: if blocked { blocked_since } else { 0 },
+            ended,
+        }
+    }
+
     /// The team call this PE is in: (routine, slot, call number).
     fn team_call(&self) -> Option<(u32, usize, u64)> {
         match self.doing {
@@ -578,6 +616,196 @@ impl Snapshot {
                 Some((routine, slot, self.seq))
             }
             _ => None,
+        }
+    }
+}
+
+/// What a report knows of one PE.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Seen {
+    /// Its published state, and the time on its host's clock when it was read (ms; 0: not
+    /// known).
+    State(Snapshot, u64),
+    /// Its host did not answer within [`hosts::ANSWER_WITHIN`].
+    NoAnswer,
+}
+
+/// Where a report reads the states of PEs: the PEs of this host through this process's
+/// mapping of their control blocks (every PE, for oshrun), the others through the network
+/// (`hosts::Remote`: one-sided reads of their registered control blocks, each host's answer
+/// waited for a bounded time).
+pub(crate) struct View<'a> {
+    ctrl: &'a CtrlTable,
+    n_pes: usize,
+    team_slots: usize,
+    /// This host's clock when the report began.
+    now: u64,
+    /// Where every PE runs (`None`: all on this host, as oshrun sees its job).
+    topology: Option<&'a Topology>,
+    remote: Option<hosts::Remote<'a>>,
+}
+
+impl std::fmt::Debug for View<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("View").field("n_pes", &self.n_pes).field("remote", &self.remote.is_some()).finish()
+    }
+}
+
+impl<'a> View<'a> {
+    /// Every PE's control block mapped here (oshrun's view of a one-host job).
+    pub(crate) fn mapped(ctrl: &'a CtrlTable, n_pes: usize, team_slots: usize, now: u64) -> Self {
+        View { ctrl, n_pes, team_slots, now, topology: None, remote: None }
+    }
+
+    /// A PE's view: its host's PEs mapped, those of other hosts read through the network.
+    pub(crate) fn of(rt: &'a Runtime, now: u64) -> Self {
+        View {
+            ctrl: &rt.ctrl,
+            n_pes: rt.n_pes,
+            team_slots: rt.layout.team_slots,
+            now,
+            topology: Some(&rt.topology),
+            remote: hosts::Remote::new(rt),
+        }
+    }
+
+    /// Whether `pe`'s control block is mapped in this process.
+    fn is_mapped(&self, pe: usize) -> bool {
+        match (&self.remote, self.topology) {
+            (Some(_), Some(t)) => t.is_local(pe),
+            _ => true,
+        }
+    }
+
+    /// Reads the states of the PEs of other hosts among `pes` at once: one bounded wait for
+    /// all of them, rather than one per PE.
+    fn prefetch(&self, pes: &[usize]) {
+        if let Some(r) = &self.remote {
+            r.fetch(pes.iter().copied().filter(|&pe| !self.is_mapped(pe)));
+        }
+    }
+
+    /// What is known of PE `pe`.
+    fn seen(&self, pe: usize) -> Seen {
+        if self.is_mapped(pe) {
+            return Seen::State(snapshot(self.ctrl, pe), self.now);
+        }
+        match &self.remote {
+            Some(r) => r.state(pe),
+            None => Seen::NoAnswer,
+        }
+    }
+
+    /// PE `pe`'s state, if its host answered.
+    fn snapshot(&self, pe: usize) -> Option<Snapshot> {
+        match self.seen(pe) {
+            Seen::State(s, _) => Some(s),
+            Seen::NoAnswer => None,
+        }
+    }
+
+    /// The description of the team on `slot` as PE `pe` wrote it (`None`: not there, not a
+    /// slot, or its host did not answer).
+    fn desc(&self, pe: usize, slot: usize) -> Option<Desc> {
+        if slot >= self.team_slots || pe >= self.n_pes {
+            return None;
+        }
+        if self.is_mapped(pe) {
+            return read_desc(self.ctrl, pe, slot);
+        }
+        self.remote.as_ref()?.desc(pe, slot)
+    }
+
+    /// The world PEs of the team on `slot` as PE `pe` describes it (empty when not known).
+    fn members_of(&self, pe: usize, slot: usize) -> Vec<usize> {
+        let n = self.n_pes;
+        match (slot, self.topology) {
+            (0, _) => (0..n).collect(),
+            // One host (oshrun): SHARED and NODE are every PE; SAME_MYPE_NODE is one PE.
+            (1 | 2, None) => (0..n).collect(),
+            (3, None) => vec![pe],
+            (1 | 2, Some(t)) => t.pes_of_host(t.host_of(pe)).to_vec(),
+            (3, Some(t)) => {
+                let rank = t.local_rank(pe);
+                (0..n).filter(|&p| t.local_rank(p) == rank).collect()
+            }
+            _ => match self.desc(pe, slot) {
+                Some((_, Some((start, stride, size)))) => (0..size.min(n) as i64)
+                    .map(|i| start.saturating_add(i.saturating_mul(stride)))
+                    .filter(|&p| p >= 0 && (p as usize) < n)
+                    .map(|p| p as usize)
+                    .collect(),
+                _ => Vec::new(),
+            },
+        }
+    }
+
+    /// "host NAME" of `pe` ("this host" when every PE is on it).
+    fn host_name(&self, pe: usize) -> String {
+        match self.topology {
+            Some(t) => format!("host {}", t.host_name(t.host_of(pe))),
+            None => "this host".into(),
+        }
+    }
+
+    /// "PE 2..3 (host b); PE 5 (host c)": PEs that did not answer, by host.
+    fn by_host(&self, pes: &[usize]) -> String {
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        for &pe in pes {
+            let host = self.host_name(pe);
+            match groups.iter_mut().find(|g| g.0 == host) {
+                Some(g) => g.1.push(pe),
+                None => groups.push((host, vec![pe])),
+            }
+        }
+        let parts: Vec<String> =
+            groups.iter().map(|(host, pes)| format!("{} ({host})", ranges(&sorted(pes)))).collect();
+        parts.join("; ")
+    }
+
+    /// What PE `pe` is doing, in words: "in shmem_team_sync on SHMEM_TEAM_WORLD, call 17,
+    /// waiting for 63 s", "computing outside the library for 63 s", "exited with status 0".
+    /// Durations are measured on the PE's own host's clock.
+    pub(crate) fn describe(&self, pe: usize) -> String {
+        let (s, now) = match self.seen(pe) {
+            Seen::State(s, now) => (s, now),
+            Seen::NoAnswer => {
+                return format!(
+                    "did not answer within {} s ({})",
+                    hosts::ANSWER_WITHIN.as_secs(),
+                    self.host_name(pe)
+                )
+            }
+        };
+        if s.ended != 0 {
+            let code = s.ended as u32;
+            return if s.ended >> 62 == 3 {
+                format!("was killed by signal {code}")
+            } else {
+                format!("exited with status {code}")
+            };
+        }
+        let ago = |t: u64| {
+            if t == 0 || now == 0 {
+                String::new()
+            } else {
+                format!(" for {}", secs(now.saturating_sub(t)))
+            }
+        };
+        match s.doing {
+            Doing::Starting => "starting (not in shmem_init yet)".into(),
+            Doing::InCall { routine, team_slot } => {
+                let mut text = format!("in {}", routine_name(routine));
+                if let Some(slot) = team_slot {
+                    let _ = write!(text, " on {}, call {}", team_name(self, pe, slot), s.seq);
+                }
+                if s.blocked_since != 0 {
+                    let _ = write!(text, ", waiting{}", ago(s.blocked_since));
+                }
+                text
+            }
+            Doing::Outside { since_ms } => format!("computing outside the library{}", ago(since_ms)),
+            Doing::Finished { .. } => "finished (returned from shmem_finalize)".into(),
         }
     }
 }
@@ -591,36 +819,6 @@ fn secs(ms: u64) -> String {
     }
 }
 
-/// What PE `pe` is doing, in words: "in shmem_team_sync on SHMEM_TEAM_WORLD, call 17,
-/// waiting for 63 s", "computing outside the library for 63 s", "exited with status 0".
-pub(crate) fn describe(ctrl: &CtrlTable, pe: usize, now: u64) -> String {
-    let s = snapshot(ctrl, pe);
-    if s.ended != 0 {
-        let code = s.ended as u32;
-        return if s.ended >> 62 == 3 {
-            format!("was killed by signal {code}")
-        } else {
-            format!("exited with status {code}")
-        };
-    }
-    let ago = |t: u64| if t == 0 { String::new() } else { format!(" for {}", secs(now.saturating_sub(t))) };
-    match s.doing {
-        Doing::Starting => "starting (not in shmem_init yet)".into(),
-        Doing::InCall { routine, team_slot } => {
-            let mut text = format!("in {}", routine_name(routine));
-            if let Some(slot) = team_slot {
-                let _ = write!(text, " on {}, call {}", team_name(ctrl, pe, slot), s.seq);
-            }
-            if s.blocked_since != 0 {
-                let _ = write!(text, ", waiting{}", ago(s.blocked_since));
-            }
-            text
-        }
-        Doing::Outside { since_ms } => format!("computing outside the library{}", ago(since_ms)),
-        Doing::Finished { .. } => "finished (returned from shmem_finalize)".into(),
-    }
-}
-
 /// "PE 0..2, 5" for sorted PE numbers.
 fn ranges(pes: &[usize]) -> String {
     if pes.is_empty() {
@@ -630,59 +828,54 @@ fn ranges(pes: &[usize]) -> String {
 }
 
 /// The lines about one team call: who waits in it, and what each member that has not
-/// arrived is doing. `members` are world PEs in team order; `visible(pe)` says whether this
-/// reader sees the PE's state (PEs of its host).
-fn call_lines(
-    ctrl: &CtrlTable,
-    call: (u32, usize, u64),
-    members: &[usize],
-    visible: &dyn Fn(usize) -> bool,
-    now: u64,
-    indent: &str,
-    out: &mut String,
-) {
+/// arrived is doing. `members` are world PEs in team order.
+fn call_lines(view: &View<'_>, call: (u32, usize, u64), members: &[usize], indent: &str, out: &mut String) {
     let (_, slot, seq) = call;
+    view.prefetch(members);
     let mut waiting = Vec::new();
     let mut beyond = Vec::new();
     let mut missing = Vec::new();
-    let mut elsewhere = Vec::new();
+    let mut silent = Vec::new();
     for &pe in members {
-        if !visible(pe) {
-            elsewhere.push(pe);
+        let Some(s) = view.snapshot(pe) else {
+            silent.push(pe);
             continue;
-        }
-        let s = snapshot(ctrl, pe);
+        };
         match s.team_call() {
             Some((_, sl, q)) if sl == slot && q == seq => waiting.push(pe),
             Some((_, sl, q)) if sl == slot && q > seq => beyond.push(pe),
             _ => missing.push(pe),
         }
     }
-    let _ = writeln!(out, "{indent}waiting in this call: {}", ranges(&waiting));
+    let _ = writeln!(out, "{indent}waiting in this call: {}", ranges(&sorted(&waiting)));
     let mut differ = false;
     for &pe in &waiting {
-        let s = snapshot(ctrl, pe);
         // A routine is named once its wait sleeps (0 until then: nothing to compare).
-        if s.team_call().is_some_and(|c| c.0 != call.0 && c.0 != 0 && call.0 != 0) {
+        if view
+            .snapshot(pe)
+            .and_then(|s| s.team_call())
+            .is_some_and(|c| c.0 != call.0 && c.0 != 0 && call.0 != 0)
+        {
             differ = true;
-            let _ = writeln!(out, "{indent}  PE {pe} is in a different routine: {}", describe(ctrl, pe, now));
+            let _ = writeln!(out, "{indent}  PE {pe} is in a different routine: {}", view.describe(pe));
         }
     }
     if !beyond.is_empty() {
-        let _ = writeln!(out, "{indent}done with this call: {}", ranges(&beyond));
+        let _ = writeln!(out, "{indent}done with this call: {}", ranges(&sorted(&beyond)));
     }
-    if missing.is_empty() && elsewhere.is_empty() {
+    if missing.is_empty() && silent.is_empty() {
         let why = if differ { " (in different routines: the calls do not match)" } else { "" };
         let _ = writeln!(out, "{indent}every member has arrived{why}");
     }
     for &pe in &missing {
-        let _ = writeln!(out, "{indent}not arrived: PE {pe}: {}", describe(ctrl, pe, now));
+        let _ = writeln!(out, "{indent}not arrived: PE {pe}: {}", view.describe(pe));
     }
-    if !elsewhere.is_empty() {
+    if !silent.is_empty() {
         let _ = writeln!(
             out,
-            "{indent}on other hosts (their states are not visible here): {}",
-            ranges(&elsewhere)
+            "{indent}did not answer within {} s: {}",
+            hosts::ANSWER_WITHIN.as_secs(),
+            view.by_host(&silent)
         );
     }
 }
@@ -711,7 +904,7 @@ impl Watch {
             return Watch { rt: None, since: 0, next_look: 0, done: true };
         };
         let now = now_ms();
-        HeaderView::new(&rt.map).tick_clock(now, LOOK_EVERY_MS);
+        hosts::tick(rt, now, LOOK_EVERY_MS);
         // The call's first sleeping wait records when; a later wait of the same call keeps it.
         let state = rt.my_state();
         let call = state.call.load(Ordering::Relaxed);
@@ -738,7 +931,7 @@ impl Watch {
             return;
         }
         self.next_look = now + LOOK_EVERY_MS;
-        HeaderView::new(&rt.map).tick_clock(now, LOOK_EVERY_MS);
+        hosts::tick(rt, now, LOOK_EVERY_MS);
         if !self.done && now.saturating_sub(self.since) >= rt.wait.hang_report_ms {
             self.done = true;
             report_hang(rt, now);
@@ -747,29 +940,46 @@ impl Watch {
 }
 
 /// This PE has waited too long in its current call: if the call is on a team, and this PE
-/// is the first member of its host waiting in that call, it prints the report (once per
-/// call on this host).
+/// is the first member of the team (in team order) waiting in that call, it prints the report
+/// (once per call in the job).
+///
+/// Who is first is settled on this host without the network (a PE of this host before this
+/// one in the call defers to it); then, in a team across hosts, by reading the states of the
+/// members of other hosts (one bounded wait for all), deferring to a member of another host
+/// that is before this PE and in the call. Two PEs that both believe they are first (a member
+/// arrived after the other read its state) are kept from printing twice by two claims: the
+/// host's header word, and a word in the control block of the team's first member, swapped
+/// through the network from other hosts (skipped when that host does not answer).
 #[cold]
 fn report_hang(rt: &Runtime, now: u64) {
     let me = snapshot(&rt.ctrl, rt.my_pe);
     let Some(call @ (routine, slot, seq)) = me.team_call() else { return };
     let Some(team) = rt.teams.by_slot(slot) else { return };
     let members: Vec<usize> = (0..team.n_pes()).map(|i| team.pes.world_pe(i)).collect();
+    let in_call =
+        |s: Option<Snapshot>| s.and_then(|s| s.team_call()).is_some_and(|c| c.1 == slot && c.2 == seq);
     let local = |pe: usize| rt.topology.is_local(pe);
-    let first_waiting = members.iter().copied().find(|&pe| {
-        local(pe) && snapshot(&rt.ctrl, pe).team_call().is_some_and(|c| c.1 == slot && c.2 == seq)
-    });
-    if first_waiting.is_some_and(|pe| pe != rt.my_pe) {
+    let first_here = members.iter().copied().find(|&pe| local(pe) && in_call(Some(snapshot(&rt.ctrl, pe))));
+    if first_here.is_some_and(|pe| pe != rt.my_pe) {
+        return;
+    }
+    let view = View::of(rt, now);
+    view.prefetch(&members);
+    let before_me = members.iter().copied().take_while(|&pe| pe != rt.my_pe);
+    if before_me.filter(|&pe| !local(pe)).any(|pe| in_call(view.snapshot(pe))) {
         return;
     }
     // Once per call: by this PE (whose later waits in the same call would find the time
-    // passed at once), and by one PE of the host.
+    // passed at once), by one PE of the host, and by one PE of the job.
     static REPORTED: AtomicU64 = AtomicU64::new(0);
     let key = (slot as u64 + 1) << 40 | seq;
-    if REPORTED.swap(key, Ordering::Relaxed) == key || !HeaderView::new(&rt.map).claim_hang_report(key) {
+    if REPORTED.swap(key, Ordering::Relaxed) == key
+        || !HeaderView::new(&rt.map).claim_hang_report(key)
+        || !hosts::claim_report(&view, rt, members[0], key)
+    {
         return;
     }
-    let name = team_name(&rt.ctrl, rt.my_pe, slot);
+    let name = team_name(&view, rt.my_pe, slot);
     let mut text = format!(
         "ferroshmem: hang report: PE {} has waited {} in {} on {name}, call {seq} ({}={}; the job keeps waiting)\n",
         rt.my_pe,
@@ -779,7 +989,7 @@ fn report_hang(rt: &Runtime, now: u64) {
         rt.wait.hang_report_ms as f64 / 1000.0,
     );
     let _ = writeln!(text, "  team {name}: {} PEs ({})", members.len(), ranges(&sorted(&members)));
-    call_lines(&rt.ctrl, call, &members, &local, now, "  ", &mut text);
+    call_lines(&view, call, &members, "  ", &mut text);
     crate::runtime::report_line(&text);
 }
 
@@ -790,30 +1000,34 @@ fn sorted(pes: &[usize]) -> Vec<usize> {
 }
 
 // ------------------------------------------------------------------------------------------
-// oshrun's side
+// Every PE's state: oshrun's report
 // ------------------------------------------------------------------------------------------
 
-/// Every PE's state, as oshrun reads it from its mapping of the control blocks.
-pub(crate) fn report_all(ctrl: &CtrlTable, n_pes: usize, now: u64) -> String {
+/// How the report of every PE ends: oshrun, which may get it from PE 0 through `mpirun`
+/// (jobs across hosts), knows from this line that it is whole.
+pub const REPORT_END: &str = "  end of report: ";
+
+/// Every PE's state (oshrun's report on SIGUSR1 and SIGINT), one line each, then the team
+/// calls PEs wait in, each once, with who has not arrived when the team's members are known
+/// (strided teams and the predefined ones), then [`REPORT_END`].
+pub(crate) fn report_all(view: &View<'_>) -> String {
+    let n_pes = view.n_pes;
+    let all: Vec<usize> = (0..n_pes).collect();
+    view.prefetch(&all);
     let mut text = String::new();
     for pe in 0..n_pes {
-        let _ = writeln!(text, "  PE {pe}: {}", describe(ctrl, pe, now));
+        let _ = writeln!(text, "  PE {pe}: {}", view.describe(pe));
     }
-    // The team calls PEs wait in, each once, with who has not arrived when the team's
-    // members are known (strided teams, and the predefined ones on one host).
     let mut calls: Vec<(u32, usize, u64, usize)> = Vec::new();
     for pe in 0..n_pes {
-        if let Some((routine, slot, seq)) = snapshot(ctrl, pe).team_call() {
-            if !calls
-                .iter()
-                .any(|c| c.1 == slot && c.2 == seq && members_of(ctrl, c.3, slot, n_pes).contains(&pe))
-            {
+        if let Some((routine, slot, seq)) = view.snapshot(pe).and_then(|s| s.team_call()) {
+            if !calls.iter().any(|c| c.1 == slot && c.2 == seq && view.members_of(c.3, slot).contains(&pe)) {
                 calls.push((routine, slot, seq, pe));
             }
         }
     }
     for (routine, slot, seq, pe) in calls {
-        let members = members_of(ctrl, pe, slot, n_pes);
+        let members = view.members_of(pe, slot);
         if members.is_empty() {
             continue;
         }
@@ -821,28 +1035,35 @@ pub(crate) fn report_all(ctrl: &CtrlTable, n_pes: usize, now: u64) -> String {
             text,
             "  waits in {} on {}, call {seq} (team of {} PEs: {}):",
             routine_name(routine),
-            team_name(ctrl, pe, slot),
+            team_name(view, pe, slot),
             members.len(),
             ranges(&sorted(&members))
         );
-        call_lines(ctrl, (routine, slot, seq), &members, &|_| true, now, "    ", &mut text);
+        call_lines(view, (routine, slot, seq), &members, "    ", &mut text);
     }
-    text
-}
-
-/// The world PEs of the team on `slot` as PE `pe` describes it (empty when not known).
-fn members_of(ctrl: &CtrlTable, pe: usize, slot: usize, n_pes: usize) -> Vec<usize> {
-    match slot {
-        // One host (oshrun): WORLD, SHARED and NODE are every PE; SAME_MYPE_NODE is one PE.
-        0..=2 => (0..n_pes).collect(),
-        3 => vec![pe],
-        _ => match read_desc(ctrl, pe, slot) {
-            Some((_, Some((start, stride, size)))) => {
-                (0..size as i64).map(|i| (start + i * stride) as usize).filter(|&p| p < n_pes).collect()
+    // Hosts none of whose PEs answered, by name.
+    if let Some(t) = view.topology {
+        for h in 0..t.n_hosts() {
+            let pes = t.pes_of_host(h);
+            if pes.iter().all(|&pe| matches!(view.seen(pe), Seen::NoAnswer)) {
+                let _ = writeln!(
+                    text,
+                    "  host {} did not answer within {} s ({})",
+                    t.host_name(h),
+                    hosts::ANSWER_WITHIN.as_secs(),
+                    ranges(pes)
+                );
             }
-            _ => Vec::new(),
-        },
+        }
     }
+    let hosts = view.topology.map_or(1, Topology::n_hosts);
+    let _ = writeln!(
+        text,
+        "{REPORT_END}{n_pes} PE{} on {hosts} host{}",
+        if n_pes == 1 { "" } else { "s" },
+        if hosts == 1 { "" } else { "s" }
+    );
+    text
 }
 
 /// oshrun's view of a job's states: the header and every control block, mapped read-write
@@ -853,6 +1074,7 @@ pub struct JobStates {
     map: Mapping,
     ctrl: CtrlTable,
     n_pes: usize,
+    team_slots: usize,
 }
 
 impl JobStates {
@@ -861,7 +1083,7 @@ impl JobStates {
         let layout = file.layout();
         let map = Mapping::shared(file.fd(), 0, layout.heap_base)?;
         let ctrl = CtrlTable::new(map.ptr, layout);
-        Ok(JobStates { map, ctrl, n_pes: layout.n_pes })
+        Ok(JobStates { map, ctrl, n_pes: layout.n_pes, team_slots: layout.team_slots })
     }
 
     /// Advances the job's clock (oshrun does so every 50 ms).
@@ -879,7 +1101,7 @@ impl JobStates {
     /// What every PE is doing, one line each, then the team calls PEs wait in and who has
     /// not arrived.
     pub fn report(&self) -> String {
-        report_all(&self.ctrl, self.n_pes, now_ms())
+        report_all(&View::mapped(&self.ctrl, self.n_pes, self.team_slots, now_ms()))
     }
 }
 

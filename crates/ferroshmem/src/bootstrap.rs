@@ -97,21 +97,27 @@ fn attach_pmix() -> Result<Attached> {
         return Err(Error::bootstrap(format!("PMIx says rank {my_pe} of a job of {n_pes}")));
     }
     // Launchers give PMIX_NODEID for a PE's own rank (Open MPI 4.1 not for others): every PE
-    // posts its own, and one collecting fence tells everybody where everybody runs.
+    // posts its own, with its host's name (for hang reports), and one collecting fence tells
+    // everybody where everybody runs.
     let mine = pmix.node_id(my_pe as u32).map_err(|e| pmix_error("node id", e))?;
-    pmix.put_bytes(NODE_KEY, &mine.to_le_bytes()).map_err(|e| pmix_error("put", e))?;
+    let mut note = mine.to_le_bytes().to_vec();
+    note.extend_from_slice(rustix::system::uname().nodename().to_bytes());
+    pmix.put_bytes(NODE_KEY, &note).map_err(|e| pmix_error("put", e))?;
     pmix.commit().map_err(|e| pmix_error("commit", e))?;
     pmix.fence_collect().map_err(|e| pmix_error("fence", e))?;
-    let ids = (0..n_pes)
+    let (ids, names): (Vec<u32>, Vec<String>) = (0..n_pes)
         .map(|r| {
             let b = pmix.get_bytes(r as u32, NODE_KEY).map_err(|e| pmix_error("node ids", e))?;
-            let b: [u8; 4] = b
-                .try_into()
-                .map_err(|_| Error::bootstrap(format!("PE {r} published a malformed node id")))?;
-            Ok(u32::from_le_bytes(b))
+            let id: [u8; 4] = b
+                .get(..4)
+                .and_then(|id| id.try_into().ok())
+                .ok_or_else(|| Error::bootstrap(format!("PE {r} published a malformed node id")))?;
+            Ok((u32::from_le_bytes(id), String::from_utf8_lossy(&b[4..]).into_owned()))
         })
-        .collect::<Result<Vec<u32>>>()?;
-    let topology = Topology::from_host_ids(&ids, my_pe);
+        .collect::<Result<Vec<(u32, String)>>>()?
+        .into_iter()
+        .unzip();
+    let topology = Topology::from_host_ids(&ids, my_pe).with_names(&names);
     let leader = topology.local_pes()[0];
     let mut created = None;
     if my_pe == leader {

@@ -30,10 +30,31 @@ pub struct PeCtrl {
     /// What this PE is doing, for hang reports (its own cache line: only this PE writes it,
     /// except `ended`, which oshrun writes once the process has ended).
     pub state: PeState,
+    /// Keeps `report` off the prefetch pair of `state`'s line.
+    _gap2: [u8; REPORT_OFFSET - STATE_OFFSET - 64],
+    /// Words that other PEs write for hang reports (never this PE's calls).
+    pub report: ReportWords,
+}
+
+/// Words of a control block written by others for hang reports, in a line of their own: a PE
+/// of another host reads them with the block's `state` in one get (`activity`).
+#[repr(C, align(64))]
+#[derive(Debug)]
+pub struct ReportWords {
+    /// The host's clock (CLOCK_MONOTONIC ms, as the job header's coarse clock), copied here
+    /// by whoever ticks that clock in a job across hosts (0: not yet): the clock that the
+    /// instants of `state` refer to, for a reader on another host, whose clock differs.
+    pub host_clock: AtomicU64,
+    /// The last hang report claimed for a team whose first member is this PE: (slot + 1) << 40
+    /// | the team's call number, swapped in by the reporting PE (CPU atomics from this host,
+    /// network atomics from the others), so that one report is printed per call in the job.
+    pub hang_claim: AtomicU64,
+    _pad: [u8; 48],
 }
 
 /// What a PE publishes about itself for hang reports (see `activity`): read by the other PEs
-/// of its host and by oshrun, written with Relaxed stores and never fenced.
+/// of its host, by oshrun, and by the PEs of other hosts through the network (the block is
+/// registered with UCX); written with Relaxed stores and never fenced.
 #[repr(C, align(64))]
 #[derive(Debug)]
 pub struct PeState {
@@ -59,10 +80,14 @@ pub struct PeState {
 /// larger, and whose control blocks are never mapped).
 const HEAD_WORDS: usize = 3 * std::mem::size_of::<sync_prims::AtomicU32>() + std::mem::size_of::<AtomicU32>();
 
-/// Offset of [`PeState`] in a control block.
-const STATE_OFFSET: usize = 2048;
+/// Offset of [`PeState`] in a control block (the `Ctrl` region a PE registers for the
+/// network starts at its block, so this is also the offset a PE of another host reads).
+pub(crate) const STATE_OFFSET: usize = 2048;
+/// Offset of [`ReportWords`] in a control block.
+pub(crate) const REPORT_OFFSET: usize = STATE_OFFSET + 128;
 const _: () = assert!(std::mem::size_of::<PeCtrl>() <= CTRL_FIXED);
 const _: () = assert!(std::mem::offset_of!(PeCtrl, state) == STATE_OFFSET);
+const _: () = assert!(std::mem::offset_of!(PeCtrl, report) == REPORT_OFFSET);
 
 #[cfg(all(loom, test))]
 impl PeCtrl {
@@ -85,6 +110,8 @@ impl PeCtrl {
                 routine_ref: word(),
                 _pad: [0; 24],
             },
+            _gap2: [0; REPORT_OFFSET - STATE_OFFSET - 64],
+            report: ReportWords { host_clock: word(), hang_claim: word(), _pad: [0; 48] },
         }
     }
 }

@@ -556,12 +556,14 @@ impl<'a> HeaderView<'a> {
     }
 
     /// Advances the job's coarse clock to `now_ms` (never back); stores only when it moved by
-    /// at least `step_ms`, so that the line every PE reads changes rarely.
+    /// at least `step_ms`, so that the line every PE reads changes rarely. Whether it stored.
     #[inline]
-    pub fn tick_clock(&self, now_ms: u64, step_ms: u64) {
+    pub fn tick_clock(&self, now_ms: u64, step_ms: u64) -> bool {
         if self.header.clock_ms.load(Ordering::Relaxed).saturating_add(step_ms) <= now_ms {
             self.header.clock_ms.fetch_max(now_ms, Ordering::Relaxed);
+            return true;
         }
+        false
     }
 
     /// Claims the printing of the hang report `key` on this host: true for the first caller.

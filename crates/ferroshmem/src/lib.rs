@@ -81,7 +81,7 @@ pub(crate) mod topology;
 /// which owns its mapping).
 #[doc(hidden)]
 pub mod launch {
-    pub use crate::activity::JobStates;
+    pub use crate::activity::{JobStates, ENV_OSHRUN_REPORTS, REPORT_END};
     pub use crate::job::{
         parse_size, ExitRequest, HeaderView, JobFile, Layout, MappedHeader, DEFAULT_HEAP_SIZE,
         DEFAULT_TEAM_SLOTS, ENV_JOB_FD, ENV_PE, ENV_SYMMETRIC_SIZE, ENV_TEAM_SLOTS,

@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 use ferroshmem_wire::pmix::Pmix;
 pub(crate) use ferroshmem_wire::ucp::FlagUpdate;
+pub(crate) use ferroshmem_wire::ucp::Pending;
 use ferroshmem_wire::ucp::{AtomicOp, Context, Endpoint, MemRegion, RemoteKey, Worker};
 use ferroshmem_wire::Error as WireError;
 
@@ -366,6 +367,56 @@ impl Net {
         }
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, dst.len())?;
         peer.ep.get(dst, raddr, rkey).map_err(|e| net_err(routine, pe, "get", e))
+    }
+
+    /// Starts reading `len` bytes at `offset` of `region` on `pe` without waiting for them:
+    /// for reads that must not wait for ever on a host that does not answer (hang reports).
+    /// See [`Self::finish_within`].
+    pub fn get_start(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        region: Region,
+        offset: usize,
+        len: usize,
+    ) -> Result<Pending> {
+        let (peer, raddr, rkey) = self.target(routine, pe, region, offset, len)?;
+        peer.ep.get_start(len, raddr, rkey).map_err(|e| net_err(routine, pe, "get", e))
+    }
+
+    /// Starts swapping `value` into the 64-bit word at `offset` of `region` on `pe` without
+    /// waiting; the old value is the operation's reply. See [`Self::finish_within`].
+    pub fn swap_start(
+        &self,
+        routine: &'static str,
+        pe: usize,
+        region: Region,
+        offset: usize,
+        value: u64,
+    ) -> Result<Pending> {
+        let (peer, raddr, rkey) = self.target(routine, pe, region, offset, 8)?;
+        peer.ep.swap64_start(value, raddr, rkey).map_err(|e| net_err(routine, pe, "swap", e))
+    }
+
+    /// Progresses the worker until every one of `ops` has finished or `limit` has passed;
+    /// whether they all finished. Between looks it yields, then sleeps up to 1 ms: the
+    /// caller is in no hurry (a report), and PEs may outnumber cores. An operation still in
+    /// flight when its `Pending` is dropped completes without anyone waiting.
+    pub fn finish_within(&self, ops: &mut [Pending], limit: std::time::Duration) -> bool {
+        let start = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_micros(10);
+        loop {
+            self.progress();
+            if ops.iter_mut().all(|op| op.test().is_some()) {
+                return true;
+            }
+            let waited = start.elapsed();
+            if waited >= limit {
+                return false;
+            }
+            std::thread::sleep(pause.min(limit - waited));
+            pause = (pause * 2).min(std::time::Duration::from_millis(1));
+        }
     }
 
     /// Runs `op` on the word at `offset` of `region` on `pe`; returns the old value (for

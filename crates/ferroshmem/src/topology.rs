@@ -11,6 +11,8 @@ pub struct Topology {
     local_rank_of: Vec<u32>,
     /// The PEs of every host, in world order.
     hosts: Vec<Vec<usize>>,
+    /// Every host's name as its PEs gave it (empty: not known).
+    names: Vec<String>,
     my_pe: usize,
 }
 
@@ -40,7 +42,27 @@ impl Topology {
             local_rank_of.push(hosts[h].len() as u32);
             hosts[h].push(pe);
         }
-        Topology { host_of, local_rank_of, hosts, my_pe }
+        let names = vec![String::new(); hosts.len()];
+        Topology { host_of, local_rank_of, hosts, names, my_pe }
+    }
+
+    /// Names the hosts: `names[pe]` is the name PE `pe` gave its host (the name of a host is
+    /// the one given by its first PE).
+    pub fn with_names(mut self, names: &[String]) -> Self {
+        for (h, pes) in self.hosts.iter().enumerate() {
+            if let Some(name) = pes.first().and_then(|&pe| names.get(pe)) {
+                self.names[h].clone_from(name);
+            }
+        }
+        self
+    }
+
+    /// Host `h`'s name ("host N", counting from 1, when not known).
+    pub fn host_name(&self, h: usize) -> String {
+        match self.names.get(h) {
+            Some(name) if !name.is_empty() => name.clone(),
+            _ => format!("host {}", h + 1),
+        }
     }
 
     /// Number of PEs in the job.
@@ -121,7 +143,11 @@ mod tests {
         assert_eq!(t.same_local_rank(), vec![0, 2, 5]);
         assert!(t.is_local(1) && !t.is_local(2));
         assert!(t.on_one_host([0, 4].into_iter()) && !t.on_one_host([0, 5].into_iter()));
+        let names: Vec<String> = ["a", "a", "b", "b", "a", "c"].map(String::from).to_vec();
+        let t = t.with_names(&names);
+        assert_eq!((t.host_name(0), t.host_name(1), t.host_name(2)), ("a".into(), "b".into(), "c".into()));
         let one = Topology::single_host(3, 1);
+        assert_eq!(one.host_name(0), "host 1");
         assert!(!one.spans_hosts());
         assert_eq!(one.local_pes(), &[0, 1, 2]);
     }

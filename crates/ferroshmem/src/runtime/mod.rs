@@ -17,7 +17,7 @@ use crate::bootstrap;
 use crate::ctrl::CtrlTable;
 use crate::error::{Error, Result};
 use crate::heap::SymHeap;
-use crate::job::{self, HeaderView, JobFile, Layout, Mapping};
+use crate::job::{self, JobFile, Layout, Mapping};
 use crate::net::Net;
 use crate::static_data::{self, SharedStatics};
 use crate::team::Teams;
@@ -166,17 +166,9 @@ pub(crate) fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
     let rt: &'static Runtime = rt;
     rt.barrier_all_as("shmem_init");
     rt.publish_outside();
-    // Without oshrun (a PMIx launcher) nobody else keeps the job's coarse clock moving, with
-    // which PEs stamp the time they leave the library: the host's first PE does, every 50 ms.
-    if std::env::var(job::ENV_JOB_FD).is_err()
-        && rt.n_pes > 1
-        && rt.topology.local_pes().first() == Some(&rt.my_pe)
-    {
-        let _ = std::thread::Builder::new().name("ferroshmem-clock".into()).spawn(move || loop {
-            HeaderView::new(&rt.map).tick_clock(activity::now_ms(), 1);
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        });
-    }
+    // Under a PMIx launcher: the host's coarse clock (oshrun's on one host), oshrun's report
+    // requests through mpirun.
+    activity::start_host_duties(rt);
     Ok(rt)
 }
 
