@@ -331,7 +331,7 @@ impl<T: Symmetric> SymSlice<'_, T> {
                 // SAFETY: `to` is PE `pe`'s copy of the checked range, mapped here for n
                 // bytes; `src` is a Rust slice, which cannot overlap symmetric memory.
                 unsafe { racefree::copy(to as *mut u8, src.as_ptr().cast(), n) };
-                self.rt.notify(pe);
+                self.rt.notify_after_copy(pe, n);
                 Ok(())
             }
             // SAFETY: src is a valid slice; the destination range is checked by rma::put

@@ -56,7 +56,7 @@ pub(crate) unsafe fn put_completed_by(
             // by `target`); `src` is readable (caller). `copy` allows the overlap of a put to
             // ourselves.
             unsafe { std::ptr::copy(src, target as *mut u8, nbytes) };
-            rt.notify(pe as usize);
+            rt.notify_after_copy(pe as usize, nbytes);
             Ok(())
         }
         Target::Net { pe, region, offset } => {

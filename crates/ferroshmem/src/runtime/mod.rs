@@ -174,6 +174,8 @@ pub(crate) fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
 
 impl Runtime {
     fn start(options: InitOptions) -> Result<Self> {
+        // Before this process waits for, or writes to, any other PE (see the barriers).
+        crate::sync_prims::barrier::init();
         let bootstrap::Attached { job, my_pe, topology, pmix } = bootstrap::attach()?;
         let layout = job.layout();
         // This PE's heap starts on a MAX_HEAP_ALIGN boundary, so that shmem_align's offsets

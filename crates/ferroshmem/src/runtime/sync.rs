@@ -64,6 +64,17 @@ impl Runtime {
         wait::notify(self.ctrl.pe(pe));
     }
 
+    /// [`Self::notify`] after a put of `bytes` bytes into PE `pe`'s memory: from 2 KiB on with
+    /// the light barrier of `wait::notify_after_copy`.
+    #[inline]
+    pub fn notify_after_copy(&self, pe: usize, bytes: usize) {
+        if bytes >= 2048 {
+            wait::notify_after_copy(self.ctrl.pe(pe));
+        } else {
+            wait::notify(self.ctrl.pe(pe));
+        }
+    }
+
     /// Waits until `ready()`; `owner` is the PE whose memory it reads.
     #[inline]
     pub fn wait_until(&self, owner: usize, mut ready: impl FnMut() -> bool) {
