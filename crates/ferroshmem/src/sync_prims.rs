@@ -46,6 +46,11 @@ pub(crate) mod barrier {
 
     /// Registers this process, once, before its first wait or write to another PE.
     pub(crate) fn init() {
+        // FSH_MEMBARRIER=0: full fences on both sides (for A/B measurements); every PE of a
+        // host must see the same value.
+        if std::env::var_os("FSH_MEMBARRIER").is_some_and(|v| v == "0") {
+            return;
+        }
         let query = membarrier_query();
         if query.contains_command(MembarrierCommand::GlobalExpedited) {
             HEAVY_WAITS.store(true, Ordering::SeqCst);
@@ -71,6 +76,13 @@ pub(crate) mod barrier {
         } else {
             fence(Ordering::SeqCst);
         }
+    }
+
+    /// Whether a waiter's half is a system call that interrupts the other PEs' cores (so a
+    /// waiter should not make it more often than it must: `wait`).
+    #[inline]
+    pub(crate) fn waiter_is_heavy() -> bool {
+        HEAVY_WAITS.load(Ordering::Relaxed)
     }
 
     /// The waiter's half: between its registration as a sleeper and its re-check. Should the
@@ -100,6 +112,11 @@ pub(crate) mod barrier {
     /// The writer's half.
     pub(crate) fn writer() {
         fence(Ordering::SeqCst);
+    }
+
+    /// Never heavy under loom.
+    pub(crate) fn waiter_is_heavy() -> bool {
+        false
     }
 
     /// The waiter's half.
