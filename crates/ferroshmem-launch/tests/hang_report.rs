@@ -108,34 +108,11 @@ impl Job {
     }
 }
 
-/// The PE-side hang reports in `stderr` (each from its first line to the next line that does
-/// not start with two spaces).
-fn reports(stderr: &str, head: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut current: Option<String> = None;
-    for line in stderr.lines() {
-        if line.starts_with(head) {
-            out.extend(current.take());
-            current = Some(format!("{line}\n"));
-        } else if line.starts_with("  ") && current.is_some() {
-            current.as_mut().unwrap().push_str(&format!("{line}\n"));
-        } else {
-            out.extend(current.take());
-        }
-    }
-    out.extend(current);
-    out
-}
-
-const PE_REPORT: &str = "ferroshmem: hang report: ";
-const OSHRUN_INT: &str = "oshrun: hang report (SIGINT; ending the job): what every PE is doing";
-const OSHRUN_USR1: &str = "oshrun: hang report (SIGUSR1; the job goes on): what every PE is doing";
-
 /// Lines of `text` that are neither a report nor one of `allowed`.
 fn other_lines<'a>(text: &'a str, allowed: &[&str]) -> Vec<&'a str> {
     text.lines()
         .filter(|l| {
-            !l.starts_with(PE_REPORT) && !l.starts_with("oshrun: hang report") && !l.starts_with("  ")
+            !l.starts_with(common::PE_REPORT) && !l.starts_with("oshrun: hang report") && !l.starts_with("  ")
         })
         .filter(|l| !allowed.contains(l))
         .collect()
@@ -152,9 +129,9 @@ fn sorted_lines(text: &str) -> Vec<&str> {
 #[test]
 fn mismatched_collectives_are_reported_by_both_teams() {
     let job = Job::start("mismatch.c", 2, "1");
-    job.wait_for("two hang reports", |_, err| reports(err, PE_REPORT).len() >= 2);
+    job.wait_for("two hang reports", |_, err| common::report_blocks(err, common::PE_REPORT).len() >= 2);
     let err = job.stderr();
-    let found = reports(&err, PE_REPORT);
+    let found = common::report_blocks(&err, common::PE_REPORT);
     let world = found.iter().find(|r| r.contains("PE 0 has waited")).expect("PE 0's report");
     let dup = found.iter().find(|r| r.contains("PE 1 has waited")).expect("PE 1's report");
     let dup_name = "split_strided(SHMEM_TEAM_WORLD, 0, 1, 2)";
@@ -181,7 +158,7 @@ fn mismatched_collectives_are_reported_by_both_teams() {
     job.signal("INT");
     let (code, out, err) = job.finish();
     assert_eq!(code, Some(130), "{err}");
-    let all = reports(&err, OSHRUN_INT);
+    let all = common::report_blocks(&err, common::OSHRUN_INT);
     assert_eq!(all.len(), 1, "{err}");
     let all = &all[0];
     assert!(all.contains("  PE 0: in shmem_barrier_all on SHMEM_TEAM_WORLD, call 3, waiting for "), "{all}");
@@ -208,8 +185,8 @@ fn mismatched_collectives_are_reported_by_both_teams() {
 #[test]
 fn a_pe_that_returned_early_is_reported_as_exited() {
     let job = Job::start("early_return.c", 3, "1");
-    job.wait_for("a hang report", |_, err| !reports(err, PE_REPORT).is_empty());
-    let found = reports(&job.stderr(), PE_REPORT);
+    job.wait_for("a hang report", |_, err| !common::report_blocks(err, common::PE_REPORT).is_empty());
+    let found = common::report_blocks(&job.stderr(), common::PE_REPORT);
     let r = &found[0];
     assert!(r.starts_with("ferroshmem: hang report: PE 0 has waited "), "{r}");
     assert!(r.contains("in shmem_barrier_all on SHMEM_TEAM_WORLD, call 3 ("), "{r}");
@@ -223,7 +200,7 @@ fn a_pe_that_returned_early_is_reported_as_exited() {
     job.signal("INT");
     let (code, out, err) = job.finish();
     assert_eq!(code, Some(130), "{err}");
-    let all = &reports(&err, OSHRUN_INT)[0];
+    let all = &common::report_blocks(&err, common::OSHRUN_INT)[0];
     assert!(all.contains("  PE 1: exited with status 0\n"), "{all}");
     assert!(all.contains("    not arrived: PE 1: exited with status 0\n"), "{all}");
     assert_eq!(
@@ -240,8 +217,8 @@ fn a_pe_that_returned_early_is_reported_as_exited() {
 #[test]
 fn a_pe_computing_forever_is_reported_with_its_time() {
     let job = Job::start("compute.c", 3, "1.5");
-    job.wait_for("a hang report", |_, err| !reports(err, PE_REPORT).is_empty());
-    let found = reports(&job.stderr(), PE_REPORT);
+    job.wait_for("a hang report", |_, err| !common::report_blocks(err, common::PE_REPORT).is_empty());
+    let found = common::report_blocks(&job.stderr(), common::PE_REPORT);
     let r = &found[0];
     // At least the limit; how much more depends on when its wait next woke (sleeps back off).
     let waited: f64 = r
@@ -265,7 +242,7 @@ fn a_pe_computing_forever_is_reported_with_its_time() {
     job.signal("INT");
     let (code, out, err) = job.finish();
     assert_eq!(code, Some(130), "{err}");
-    let all = &reports(&err, OSHRUN_INT)[0];
+    let all = &common::report_blocks(&err, common::OSHRUN_INT)[0];
     assert!(all.contains("  PE 1: computing outside the library for "), "{all}");
     assert!(all.contains("  PE 2: in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2, waiting for "), "{all}");
     assert_eq!(sorted_lines(&out), ["PE 0 ready", "PE 1 ready", "PE 2 ready"]);
@@ -287,8 +264,10 @@ fn sigusr1_reports_and_the_job_goes_on() {
     loop {
         job.signal("USR1");
         asked += 1;
-        job.wait_for("oshrun's report", |_, err| reports(err, OSHRUN_USR1).len() >= asked);
-        let last = reports(&job.stderr(), OSHRUN_USR1).pop().unwrap();
+        job.wait_for("oshrun's report", |_, err| {
+            common::report_blocks(err, common::OSHRUN_USR1).len() >= asked
+        });
+        let last = common::report_blocks(&job.stderr(), common::OSHRUN_USR1).pop().unwrap();
         let waiting = (1..n).all(|pe| {
             last.contains(&format!("  PE {pe}: in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2, waiting"))
                 || last.contains(&format!("  PE {pe}: in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2\n"))
@@ -315,7 +294,7 @@ fn sigusr1_reports_and_the_job_goes_on() {
     want.sort_unstable();
     assert_eq!(sorted_lines(&out), want);
     // Only the reports on stderr: no PE-side report (SHMEMX_HANG_REPORT=0), nothing ended.
-    assert!(!err.contains(PE_REPORT), "{err}");
+    assert!(!err.contains(common::PE_REPORT), "{err}");
     assert_eq!(other_lines(&err, &[]), Vec::<&str>::new(), "{err}");
-    assert_eq!(reports(&err, OSHRUN_USR1).len(), asked);
+    assert_eq!(common::report_blocks(&err, common::OSHRUN_USR1).len(), asked);
 }

@@ -383,34 +383,11 @@ fn oshrun_across(hostlist: &str, npes: usize, mpirun_args: &str, exe: &std::path
 // Hang reports across hosts
 // ------------------------------------------------------------------------------------------
 
-/// The blocks of `text` that begin with a line starting with `head`, each through the lines
-/// that follow it starting with two spaces.
-fn blocks(text: &str, head: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut current: Option<String> = None;
-    for line in text.lines() {
-        if line.starts_with(head) {
-            out.extend(current.take());
-            current = Some(format!("{line}\n"));
-        } else if line.starts_with("  ") && current.is_some() {
-            current.as_mut().unwrap().push_str(&format!("{line}\n"));
-        } else {
-            out.extend(current.take());
-        }
-    }
-    out.extend(current);
-    out
-}
-
-const PE_REPORT: &str = "ferroshmem: hang report: ";
-const OSHRUN_USR1: &str = "oshrun: hang report (SIGUSR1; the job goes on): what every PE is doing";
-const OSHRUN_INT: &str = "oshrun: hang report (SIGINT; ending the job): what every PE is doing";
-
 /// `tests/c/hang_slow.c` with `slow` computing: one report in the whole job, by PE 0, which
 /// names the slow PE's state (from whatever host) and the waiting PEs of every host, and no
 /// host left out.
 fn slow_pe_reported(out: &str, slow: usize) -> Result<(), String> {
-    let reports = blocks(out, PE_REPORT);
+    let reports = common::report_blocks(out, common::PE_REPORT);
     let [r] = reports.as_slice() else {
         return Err(format!("{} hang reports, expected one", reports.len()));
     };
@@ -595,10 +572,13 @@ impl Live {
             *asked += 1;
             let n = *asked;
             self.wait_for("PE 0's report", |_, err| {
-                blocks(err, OSHRUN_USR1).iter().filter(|r| r.contains(ferroshmem::launch::REPORT_END)).count()
+                common::report_blocks(err, common::OSHRUN_USR1)
+                    .iter()
+                    .filter(|r| r.contains(ferroshmem::launch::REPORT_END))
+                    .count()
                     >= n
             })?;
-            let last = blocks(&self.stderr(), OSHRUN_USR1).pop().unwrap_or_default();
+            let last = common::report_blocks(&self.stderr(), common::OSHRUN_USR1).pop().unwrap_or_default();
             if ready(&last) {
                 return Ok(last);
             }
@@ -695,7 +675,10 @@ fn sigusr1_on_a_healthy_job(hosts: &Hosts) -> Result<(), String> {
         return Err(format!("stdout:\n{out}"));
     }
     let others = other_lines(&err, &[]);
-    if !others.is_empty() || blocks(&err, OSHRUN_USR1).len() != asked || err.contains(PE_REPORT) {
+    if !others.is_empty()
+        || common::report_blocks(&err, common::OSHRUN_USR1).len() != asked
+        || err.contains(common::PE_REPORT)
+    {
         return Err(format!("stderr should hold the {asked} reports only:\n{err}"));
     }
     Ok(())
@@ -721,7 +704,7 @@ fn sigint_reports_then_ends_the_job(hosts: &Hosts) -> Result<(), String> {
     if code != Some(130) {
         return Err(format!("exit {code:?}, expected 130\n{err}"));
     }
-    let reports = blocks(&err, OSHRUN_INT);
+    let reports = common::report_blocks(&err, common::OSHRUN_INT);
     let [report] = reports.as_slice() else {
         return Err(format!("{} SIGINT reports, expected one:\n{err}", reports.len()));
     };
@@ -738,7 +721,7 @@ fn sigint_reports_then_ends_the_job(hosts: &Hosts) -> Result<(), String> {
         }
     }
     let ended = "oshrun: received signal 2 (SIGINT); ending the job";
-    let after = err.split(OSHRUN_INT).nth(1).unwrap_or("");
+    let after = err.split(common::OSHRUN_INT).nth(1).unwrap_or("");
     if !after.contains(ended) {
         return Err(format!("no {ended:?} after the report:\n{err}"));
     }
@@ -852,7 +835,9 @@ fn at_a_terminal(hosts: &Hosts) -> Result<(), String> {
         return Err(format!("Ctrl-C at a terminal: exit {code:?}, expected 130\n{out}"));
     }
     // The terminal ends lines with "\r\n" and echoes the Ctrl-C as "^C" before the report.
-    let report = blocks(&out.replace('\r', "").replace("^C", ""), OSHRUN_INT).pop().unwrap_or_default();
+    let report = common::report_blocks(&out.replace('\r', "").replace("^C", ""), common::OSHRUN_INT)
+        .pop()
+        .unwrap_or_default();
     for want in [
         format!("  PE {last}: computing outside the library for "),
         format!("{}{n} PEs on ", ferroshmem::launch::REPORT_END),

@@ -231,3 +231,29 @@ pub fn spmd(name: &str, npes: &[usize], env: &[(&str, &str)], body: fn(&ferroshm
         );
     }
 }
+
+/// The first line of a PE's hang report.
+pub const PE_REPORT: &str = "ferroshmem: hang report: ";
+/// The first line of oshrun's report on SIGUSR1.
+pub const OSHRUN_USR1: &str = "oshrun: hang report (SIGUSR1; the job goes on): what every PE is doing";
+/// The first line of oshrun's report on SIGINT.
+pub const OSHRUN_INT: &str = "oshrun: hang report (SIGINT; ending the job): what every PE is doing";
+
+/// The blocks of `text` (hang reports) that begin with a line starting with `head`, each
+/// through the lines that follow it starting with two spaces.
+pub fn report_blocks(text: &str, head: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if line.starts_with(head) {
+            out.extend(current.take());
+            current = Some(format!("{line}\n"));
+        } else if line.starts_with("  ") && current.is_some() {
+            current.as_mut().unwrap().push_str(&format!("{line}\n"));
+        } else {
+            out.extend(current.take());
+        }
+    }
+    out.extend(current);
+    out
+}
