@@ -4,7 +4,7 @@
 //!
 //! The hundreds of typed routines are generated: each family (put, get, atomic add, wait_until,
 //! ...) is one `macro_rules!` that defines a routine and its `shmem_ctx_` form from one body
-//! (through [`ctx_pair!`]), and each type table (RMA, AMO, point-to-point types) is one macro
+//! (through `ctx_pair!`), and each type table (RMA, AMO, point-to-point types) is one macro
 //! that feeds a family its `TYPENAME: rust_type` pairs. The headers in `include/` declare the
 //! same names.
 #![allow(unsafe_code)]
