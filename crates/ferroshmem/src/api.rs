@@ -925,8 +925,9 @@ impl<'s> Team<'s> {
         }
     }
 
-    /// Destroys the team (`shmem_team_destroy`): collective, a sync over the team then the
-    /// release of its resources. Predefined teams are refused.
+    /// Destroys the team (`shmem_team_destroy`): collective; its slot serves another team
+    /// only once every member is done with it (a sync, or release signals: `team::release`).
+    /// Predefined teams are refused.
     pub fn destroy(self) -> Result<()> {
         let _busy = self.inner.claim("Team::destroy");
         // Drop then finds the handle stale and does nothing.

@@ -5,9 +5,10 @@
 //! agreement at creation. The slot holds the team's synchronisation words. Epochs (the count of
 //! a team's collective operations) only grow, and a new team on a slot starts above every epoch
 //! that slot has seen on any member, so nothing is ever reset and creation needs one agreement
-//! and no further synchronisation. Destroy syncs the team (small collectives return before
-//! their readers have read the writer's slot) and then releases the slot locally; Rust's Drop
-//! releases without the sync, so it never blocks.
+//! and no further synchronisation. A slot is handed to a new team only once every member of
+//! the old one is done with it (small collectives return before their readers have read the
+//! writer's slot): destroy syncs the team, or signals its members and keeps the slot pending
+//! until they have signalled back (`release`); Rust's Drop always signals, so it never blocks.
 #![allow(unsafe_code)]
 
 pub mod agree;
