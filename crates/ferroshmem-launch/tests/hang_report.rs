@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -30,21 +30,6 @@ impl Drop for Job {
     }
 }
 
-fn collect(mut pipe: impl Read + Send + 'static) -> Arc<Mutex<String>> {
-    let text = Arc::new(Mutex::new(String::new()));
-    let sink = text.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = pipe.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    });
-    text
-}
-
 impl Job {
     fn start(program: &str, npes: usize, hang_report: &str) -> Job {
         let exe = common::compile_c(&common::repo_root().join("tests/hang").join(program));
@@ -59,8 +44,8 @@ impl Job {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start oshrun");
-        let stdout = collect(child.stdout.take().unwrap());
-        let stderr = collect(child.stderr.take().unwrap());
+        let stdout = common::collect_pipe(child.stdout.take().unwrap());
+        let stderr = common::collect_pipe(child.stderr.take().unwrap());
         Job { child, stdout, stderr, token, start: Instant::now() }
     }
 

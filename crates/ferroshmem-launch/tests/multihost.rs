@@ -479,21 +479,6 @@ impl Drop for Live {
     }
 }
 
-fn collect(mut pipe: impl std::io::Read + Send + 'static) -> std::sync::Arc<std::sync::Mutex<String>> {
-    let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-    let sink = text.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = pipe.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    });
-    text
-}
-
 impl Live {
     fn start(hosts: &Hosts, program: &str, args: &[&str]) -> Live {
         let exe = common::compile_c(&common::repo_root().join(program));
@@ -530,8 +515,8 @@ impl Live {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("start oshrun");
-        let stdout = collect(child.stdout.take().unwrap());
-        let stderr = collect(child.stderr.take().unwrap());
+        let stdout = common::collect_pipe(child.stdout.take().unwrap());
+        let stderr = common::collect_pipe(child.stderr.take().unwrap());
         Live { child, stdout, stderr, start: Instant::now() }
     }
 

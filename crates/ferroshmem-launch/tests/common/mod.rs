@@ -257,3 +257,22 @@ pub fn report_blocks(text: &str, head: &str) -> Vec<String> {
     out.extend(current);
     out
 }
+
+/// Reads `pipe` to its end on a thread of its own, into the returned text (what a test polls
+/// while a job runs).
+pub fn collect_pipe(
+    mut pipe: impl std::io::Read + Send + 'static,
+) -> std::sync::Arc<std::sync::Mutex<String>> {
+    let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let sink = text.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    text
+}
