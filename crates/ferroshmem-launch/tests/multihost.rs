@@ -669,19 +669,25 @@ fn sigusr1_on_a_healthy_job(hosts: &Hosts) -> Result<(), String> {
     Ok(())
 }
 
+/// `tests/hang/compute.c` with the last PE computing for ever, once every PE is ready and a
+/// SIGUSR1 report shows every other PE waiting in the barrier; with the reports asked so far.
+fn last_pe_computing(hosts: &Hosts) -> Result<(Live, usize), String> {
+    let (n, last) = (hosts.npes, hosts.npes - 1);
+    let job = Live::start(hosts, "tests/hang/compute.c", &[&last.to_string()]);
+    job.wait_for("every PE ready", |out, _| out.matches(" ready\n").count() == n)?;
+    let mut asked = 0;
+    job.report_until(&mut asked, |r| (0..last).all(|pe| in_barrier(r, pe)))?;
+    Ok((job, asked))
+}
+
 /// `tests/hang/compute.c` with the last PE (on the last host) computing for ever while the
 /// others wait in a barrier. SIGINT to oshrun prints the report of every PE of every host,
 /// then ends the job: exit 130, and no process of the job left in the hosts or outside them
 /// (`check-clean.sh --processes`).
 fn sigint_reports_then_ends_the_job(hosts: &Hosts) -> Result<(), String> {
-    let n = hosts.npes;
-    let last = n - 1;
-    let job = Live::start(hosts, "tests/hang/compute.c", &[&last.to_string()]);
-    job.wait_for("every PE ready", |out, _| out.matches(" ready\n").count() == n)?;
-    // Once every other PE waits in the barrier (a report shows it), the SIGINT report has
-    // something fixed to say.
-    let mut asked = 0;
-    job.report_until(&mut asked, |r| (0..last).all(|pe| in_barrier(r, pe)))?;
+    let last = hosts.npes - 1;
+    // Once every other PE waits in the barrier, the SIGINT report has something fixed to say.
+    let (job, _) = last_pe_computing(hosts)?;
     job.signal("INT")?;
     let sent = Instant::now();
     let (code, _, err) = job.finish()?;
@@ -725,12 +731,8 @@ fn sigint_reports_then_ends_the_job(hosts: &Hosts) -> Result<(), String> {
 /// report comes anyway, within the bounded wait for that host, and names it as not answering;
 /// once they go on (SIGCONT) the next report sees them again, and SIGINT ends the job.
 fn a_stopped_host_is_named(hosts: &Hosts) -> Result<(), String> {
-    let n = hosts.npes;
-    let last = n - 1;
-    let job = Live::start(hosts, "tests/hang/compute.c", &[&last.to_string()]);
-    job.wait_for("every PE ready", |out, _| out.matches(" ready\n").count() == n)?;
-    let mut asked = 0;
-    job.report_until(&mut asked, |r| (0..last).all(|pe| in_barrier(r, pe)))?;
+    let (n, last) = (hosts.npes, hosts.npes - 1);
+    let (job, mut asked) = last_pe_computing(hosts)?;
     // The last host: its name and its PEs (hosts are filled in order), their processes.
     let names = std::env::var("FSH_HOSTS").map_err(|e| e.to_string())?;
     let host = names.rsplit(',').next().unwrap_or_default().to_string();
