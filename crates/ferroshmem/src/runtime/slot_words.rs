@@ -50,6 +50,27 @@ impl Runtime {
         }
     }
 
+    /// Adds one to word `word` of team slot `slot` on PE `pe` and tells its waiters, after
+    /// everything this PE sent to `pe` before: an atomic add and a doorbell on this host; to
+    /// another host a fence and a counted message (whose receiver's progress thread rings the
+    /// bell). A word written so is written no other way.
+    pub fn add_to_slot_word(&self, routine: &'static str, pe: usize, slot: usize, word: usize) {
+        match &self.net {
+            Some(net) if !self.topology.is_local(pe) => {
+                net.fence();
+                let offset = self.slot_word_offset(slot, word);
+                if let Err(e) = net.put_flagged(routine, pe, Region::Ctrl, 0, &[], offset, FlagUpdate::Add(1))
+                {
+                    fatal(&e);
+                }
+            }
+            _ => {
+                self.ctrl.slot(pe, slot)[word].fetch_add(1, Ordering::Release);
+                self.notify(pe);
+            }
+        }
+    }
+
     /// Writes `payload` into the words after `word` of team slot `slot` on PE `pe`, then
     /// `flag` into `word` itself (see [`Self::post_words`]), by one flagged message to another
     /// host: the slot's mailboxes, whose flags (epochs) only grow and whose every message its

@@ -21,7 +21,6 @@
 
 use std::sync::atomic::Ordering;
 
-use crate::net::{FlagUpdate, Region};
 use crate::runtime::Runtime;
 use crate::team::slot_layout::W_RELEASED;
 use crate::team::TeamInner;
@@ -49,33 +48,13 @@ pub fn signals(rt: &Runtime, team: &TeamInner) -> bool {
     !sync && !rt.checked && n <= SIGNAL_MAX_PES && !rt.wait.oversubscribed && !spans_hosts
 }
 
-/// Tells every other member of `team` that this PE is done with it; returns how many
-/// signals this PE's own copy of the slot is owed in turn.
+/// Tells every other member of `team` that this PE is done with it (after everything this PE
+/// sent for the team); returns how many signals this PE's own copy of the slot is owed in turn.
 pub fn signal_done(rt: &Runtime, team: &TeamInner, routine: &'static str) -> u64 {
-    let n = team.n_pes();
-    let offset = rt.slot_word_offset(team.slot, W_RELEASED);
-    let mut fenced = false;
-    for i in (0..n).filter(|&i| i != team.my_index) {
-        let pe = team.pes.world_pe(i);
-        match rt.net() {
-            Some(net) if !rt.topology.is_local(pe) => {
-                if !fenced {
-                    // Everything this PE sent for the team lands before its signals.
-                    net.fence();
-                    fenced = true;
-                }
-                let sent = net.put_flagged(routine, pe, Region::Ctrl, 0, &[], offset, FlagUpdate::Add(1));
-                if let Err(e) = sent {
-                    crate::runtime::fatal(&e);
-                }
-            }
-            _ => {
-                rt.ctrl.slot(pe, team.slot)[W_RELEASED].fetch_add(1, Ordering::Release);
-                rt.notify(pe);
-            }
-        }
+    for i in (0..team.n_pes()).filter(|&i| i != team.my_index) {
+        rt.add_to_slot_word(routine, team.pes.world_pe(i), team.slot, W_RELEASED);
     }
-    (n - 1) as u64
+    (team.n_pes() - 1) as u64
 }
 
 /// The release signals this PE's copy of `slot` has received.
