@@ -600,10 +600,14 @@ fn in_barrier(report: &str, pe: usize) -> bool {
     report.contains(&format!("{line}, waiting for ")) || report.contains(&format!("{line}\n"))
 }
 
-/// The lines of `err` that are neither in an oshrun report nor one of `allowed`.
+/// The lines of `err` that are neither in an oshrun report nor one of `allowed`. Open MPI's
+/// launcher warns, now and then, that it could not move a daemon it started into
+/// a process group of its own (`[host:pid] plm:rsh: Warning: setpgid(...) failed in parent`:
+/// the daemon had already exec'd), which has nothing to do with the job's reports.
 fn other_lines<'a>(err: &'a str, allowed: &[&str]) -> Vec<&'a str> {
     err.lines()
         .filter(|l| !l.starts_with("oshrun: hang report (") && !l.starts_with("  ") && !allowed.contains(l))
+        .filter(|l| !(l.starts_with('[') && l.contains("] plm:rsh: Warning: setpgid(")))
         .collect()
 }
 
