@@ -291,6 +291,12 @@ impl Net {
         Busy(self)
     }
 
+    /// Whether a thread of this PE progresses the worker itself now (the progress thread
+    /// stands aside): a wait that does not progress must then not sleep for long.
+    pub fn progressed_by_a_caller(&self) -> bool {
+        self.busy.load(Ordering::SeqCst) > 0
+    }
+
     /// Copies `src` to `offset` of `region` on `pe`; returns when `src` may be reused.
     /// `completion` says whether the next quiet waits for it.
     pub fn put(

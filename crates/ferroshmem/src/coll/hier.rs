@@ -166,6 +166,13 @@ impl<'a> Op<'a> {
         }
     }
 
+    /// [`Self::wait_word`] for a word that only PEs of this host write, without progressing
+    /// the network (`Runtime::wait_until_local`).
+    fn wait_local_word(&self, owner: usize, w: usize, value: u64) {
+        let word = self.word(owner, w);
+        self.rt.wait_until_local(owner, || word.load(Ordering::Acquire) >= value);
+    }
+
     /// On a hub: lets the local members go on (what they wait for is in place).
     fn release(&self) {
         self.word(self.rt.my_pe, CENTRAL_RELEASE).store(self.epoch, Ordering::Release);
@@ -378,13 +385,18 @@ pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u
     // without data (no fence: a sync carries no data of its own, and the quiet above
     // completed the program's); more meet by dissemination.
     let meeting = op.take_meeting();
+    // The waits within the host leave the network to the progress threads: a member waiting
+    // for its release, or a leader for its members, has no network traffic of its own in a
+    // sync (the leaders' meeting does).
     if !op.is_leader() {
         let leader = op.my_leader();
         op.arrive(leader);
-        op.wait_release(leader);
+        op.wait_local_word(leader, CENTRAL_RELEASE, op.epoch);
         return;
     }
-    op.wait_arrivals(op.local_others());
+    if op.local_others() > 0 {
+        op.wait_local_word(rt.my_pe, CENTRAL_ARRIVALS, tagged_count(op.epoch, op.local_others()));
+    }
     op.meet(meeting);
     op.release();
 }

@@ -89,6 +89,26 @@ impl Runtime {
         }
     }
 
+    /// [`Self::wait_until`] for a condition that only PEs of this host make true (a word of
+    /// a team slot that members of this host write): across hosts it does not progress the
+    /// network, which this PE's progress thread serves meanwhile, and it yields from the
+    /// start whatever the ratio of PEs to cores (a network step takes tens of microseconds,
+    /// and on the simulated hosts every PE of every host shares the machine's cores). A
+    /// non-leader waiting for its leader's release in a sync across 2 simulated hosts × 2 PEs
+    /// so took the cores from the leaders less: barrier 28.1 against 30.8 µs (medians of 12
+    /// alternating launches; docs/PERFORMANCE.md). When a thread of this PE progresses the
+    /// worker itself (this wait is nested in one of its waits, or another thread waits), the
+    /// progress thread stands aside and nobody else would serve the network: the usual wait.
+    pub fn wait_until_local(&self, owner: usize, ready: impl FnMut() -> bool) {
+        match &self.net {
+            Some(net) if !net.progressed_by_a_caller() => {
+                let policy = wait::WaitPolicy { spins: 4, yield_for: NETWORK_YIELD_FOR, ..self.wait };
+                wait::wait_until(&policy, self.ctrl.pe(owner), ready)
+            }
+            _ => self.wait_until(owner, ready),
+        }
+    }
+
     /// [`Self::wait_until`] for a condition on words that every writer notifies (the syncs'
     /// flags and counters): on one host such a sleep need not wake for plain stores, so it
     /// backs off (see [`wait::wait_until_rung`]); across hosts it is the usual wait.
