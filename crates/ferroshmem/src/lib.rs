@@ -66,6 +66,7 @@ pub mod runtime;
 pub mod wait;
 
 pub(crate) mod bootstrap;
+pub(crate) mod bulk_copy;
 pub(crate) mod ctrl;
 pub(crate) mod heap;
 pub(crate) mod job;

@@ -55,7 +55,7 @@ pub(crate) unsafe fn put_completed_by(
             // SAFETY: `target` lies in PE `pe`'s mapped symmetric memory for nbytes (checked
             // by `target`); `src` is readable (caller). `copy` allows the overlap of a put to
             // ourselves.
-            unsafe { std::ptr::copy(src, target as *mut u8, nbytes) };
+            unsafe { crate::bulk_copy::copy(target as *mut u8, src, nbytes) };
             rt.notify_after_copy(pe as usize, nbytes);
             Ok(())
         }
@@ -87,7 +87,7 @@ pub unsafe fn get(
     match source {
         Target::Mapped(source) => {
             // SAFETY: `source` is mapped for nbytes (checked); `dest` is writable (caller).
-            unsafe { std::ptr::copy(source as *const u8, dest, nbytes) };
+            unsafe { crate::bulk_copy::copy(dest, source as *const u8, nbytes) };
             Ok(())
         }
         Target::Net { pe, region, offset } => {
