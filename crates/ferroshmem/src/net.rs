@@ -506,24 +506,37 @@ pub struct Busy<'a>(&'a Net);
 /// takes it back. Waking the progress thread at every such moment was the largest single cost
 /// of a collective across hosts on this 2-core machine (the woken thread takes a core from a
 /// PE running the next collective); leaving it parked for 2 ms delayed remote operations on a
-/// PE that went on to compute (see docs/ARCHITECTURE.md, "Who progresses the worker"). A timer
-/// that every leave re-arms wakes it only once the PE stayed away from the worker this long.
+/// PE that went on to compute (see docs/ARCHITECTURE.md, "Who progresses the worker"). Every
+/// leave moves a deadline on (an atomic store); a timer wakes the progress thread at a
+/// deadline, and the thread, not the leaving one, sets the timer again when the deadline has
+/// moved meanwhile.
 const HAND_BACK_AFTER: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// Nanoseconds of `CLOCK_MONOTONIC`, the timer's clock.
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid out-pointer; CLOCK_MONOTONIC always exists (a vDSO call, no system call).
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
 
 impl Busy<'_> {
     /// Ends this thread's progressing because it is about to sleep: the progress thread takes
     /// the worker back at once.
     pub fn hand_over(self) {
-        self.leave(std::time::Duration::from_nanos(1));
+        self.leave(None);
         std::mem::forget(self);
     }
 
     /// Counts this thread out; the last one out has the progress thread take the worker
-    /// back `after` from now.
-    fn leave(&self, after: std::time::Duration) {
+    /// back `after` from now (`None`: at once).
+    fn leave(&self, after: Option<std::time::Duration>) {
         if self.0.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
             if let Some(p) = &self.0.progress {
-                p.hand_back_in(after);
+                match after {
+                    Some(after) => p.hand_back_in(after),
+                    None => p.hand_back_now(),
+                }
             }
         }
     }
@@ -531,7 +544,7 @@ impl Busy<'_> {
 
 impl Drop for Busy<'_> {
     fn drop(&mut self) {
-        self.leave(HAND_BACK_AFTER);
+        self.leave(Some(HAND_BACK_AFTER));
     }
 }
 
@@ -558,9 +571,63 @@ struct ProgressThread {
     stop: Arc<AtomicBool>,
     worker: Arc<Worker>,
     handle: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// A one-shot timer (timerfd) the thread waits on while it stands aside; armed when the
-    /// last progressing thread leaves.
-    timer: Arc<std::os::fd::OwnedFd>,
+    /// When the thread stands aside: the moment to take the worker back, and its timer.
+    hand_back: Arc<HandBack>,
+}
+
+/// The progress thread's hand-back deadline and the one-shot timer (timerfd) it waits on while
+/// it stands aside. Setting a timer is a system call that took 11 µs here (this VM reprograms
+/// its timer hardware through the hypervisor): set by every leave, it was 40% of a barrier
+/// between 2 simulated hosts × 1 PE (24-25 µs; see docs/PERFORMANCE.md). So a leave only stores
+/// the deadline, and sets the timer only when none is set; the progress thread, woken at an
+/// earlier deadline, sets it again for the later one.
+#[derive(Debug)]
+struct HandBack {
+    timer: std::os::fd::OwnedFd,
+    /// `CLOCK_MONOTONIC` nanoseconds after which the progress thread takes the worker back.
+    deadline: AtomicU64,
+    /// Whether the timer is set (or the thread is about to look at the deadline anyway).
+    armed: AtomicBool,
+}
+
+impl HandBack {
+    /// Sets the timer to fire at `deadline` (`CLOCK_MONOTONIC` nanoseconds).
+    fn set_timer(&self, deadline: u64) {
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_value: libc::timespec {
+                tv_sec: (deadline / 1_000_000_000) as _,
+                tv_nsec: (deadline % 1_000_000_000).max(1) as _,
+            },
+        };
+        // SAFETY: our timer descriptor, a valid itimerspec (absolute time), no old value wanted.
+        unsafe {
+            libc::timerfd_settime(
+                std::os::fd::AsRawFd::as_raw_fd(&self.timer),
+                libc::TFD_TIMER_ABSTIME,
+                &spec,
+                std::ptr::null_mut(),
+            )
+        };
+    }
+
+    /// The progress thread takes the worker back `after` from now (or later, if a later
+    /// leave says so), unless a thread of the PE progresses again by then.
+    fn in_(&self, after: std::time::Duration) {
+        let deadline = monotonic_ns() + after.as_nanos() as u64;
+        self.deadline.store(deadline, Ordering::SeqCst);
+        if !self.armed.swap(true, Ordering::SeqCst) {
+            self.set_timer(deadline);
+        }
+    }
+
+    /// At once: the caller goes to sleep, or the thread must stop.
+    fn now(&self) {
+        let now = monotonic_ns();
+        self.deadline.store(now, Ordering::SeqCst);
+        self.armed.store(true, Ordering::SeqCst);
+        self.set_timer(now);
+    }
 }
 
 impl ProgressThread {
@@ -582,24 +649,42 @@ impl ProgressThread {
             ));
         }
         // SAFETY: a descriptor we just created and own alone.
-        let timer = Arc::new(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(tfd) });
-        let (w, s, t) = (worker.clone(), stop.clone(), timer.clone());
+        let timer = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(tfd) };
+        let hand_back =
+            Arc::new(HandBack { timer, deadline: AtomicU64::new(0), armed: AtomicBool::new(false) });
+        let (w, s, t) = (worker.clone(), stop.clone(), hand_back.clone());
         let handle = std::thread::Builder::new()
             .name(format!("ferroshmem-progress-{my_pe}"))
             .spawn(move || {
-                let tfd = std::os::fd::AsRawFd::as_raw_fd(&*t);
+                let tfd = std::os::fd::AsRawFd::as_raw_fd(&t.timer);
                 let mut aside = false;
                 while !s.load(Ordering::Acquire) {
                     if aside || busy.load(Ordering::SeqCst) > 0 {
                         // A thread of this PE progresses (or did until lately): wait for the
-                        // timer its leave arms (5 ms: a safety net), clear it, look again.
+                        // hand-back timer (5 ms: a safety net), clear it, look again.
                         let mut fds = [libc::pollfd { fd: tfd, events: libc::POLLIN, revents: 0 }];
                         // SAFETY: one valid pollfd on our timer, which this thread holds.
                         unsafe { libc::poll(fds.as_mut_ptr(), 1, 5) };
                         let mut expirations = 0u64;
                         // SAFETY: reads 8 bytes into a u64 from our non-blocking timer.
                         unsafe { libc::read(tfd, (&mut expirations as *mut u64).cast(), 8) };
-                        aside = busy.load(Ordering::SeqCst) > 0;
+                        // No timer is set from here on: a leave after this sets one, and the
+                        // deadline read below includes every leave before it.
+                        t.armed.store(false, Ordering::SeqCst);
+                        if busy.load(Ordering::SeqCst) > 0 {
+                            aside = true;
+                            continue;
+                        }
+                        let deadline = t.deadline.load(Ordering::SeqCst);
+                        if monotonic_ns() < deadline {
+                            // A later leave moved the deadline on: sleep until then.
+                            if !t.armed.swap(true, Ordering::SeqCst) {
+                                t.set_timer(deadline);
+                            }
+                            aside = true;
+                            continue;
+                        }
+                        aside = false;
                         continue;
                     }
                     match w.progress_and_arm() {
@@ -628,24 +713,17 @@ impl ProgressThread {
                 }
             })
             .map_err(|e| Error::bootstrap_os("network transport: starting the progress thread", e))?;
-        Ok(ProgressThread { stop, worker, handle: std::sync::Mutex::new(Some(handle)), timer })
+        Ok(ProgressThread { stop, worker, handle: std::sync::Mutex::new(Some(handle)), hand_back })
     }
 
     /// Makes the thread take the worker back `after` from now, unless called again first.
     fn hand_back_in(&self, after: std::time::Duration) {
-        let spec = libc::itimerspec {
-            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
-            it_value: libc::timespec { tv_sec: after.as_secs() as _, tv_nsec: after.subsec_nanos() as _ },
-        };
-        // SAFETY: our timer descriptor, a valid itimerspec, no old value wanted.
-        unsafe {
-            libc::timerfd_settime(
-                std::os::fd::AsRawFd::as_raw_fd(&*self.timer),
-                0,
-                &spec,
-                std::ptr::null_mut(),
-            )
-        };
+        self.hand_back.in_(after);
+    }
+
+    /// Makes the thread take the worker back at once.
+    fn hand_back_now(&self) {
+        self.hand_back.now();
     }
 }
 
@@ -654,7 +732,7 @@ impl ProgressThread {
     fn stop(&self) {
         self.stop.store(true, Ordering::Release);
         let _ = self.worker.signal();
-        self.hand_back_in(std::time::Duration::from_nanos(1));
+        self.hand_back_now();
         if let Some(h) = self.handle.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = h.join();
         }
