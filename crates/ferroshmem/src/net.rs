@@ -507,9 +507,8 @@ pub struct Busy<'a>(&'a Net);
 /// of a collective across hosts on this 2-core machine (the woken thread takes a core from a
 /// PE running the next collective); leaving it parked for 2 ms delayed remote operations on a
 /// PE that went on to compute (see docs/ARCHITECTURE.md, "Who progresses the worker"). Every
-/// leave moves a deadline on (an atomic store); a timer wakes the progress thread at a
-/// deadline, and the thread, not the leaving one, sets the timer again when the deadline has
-/// moved meanwhile.
+/// leave moves a deadline on (an atomic store); the timer that wakes the progress thread is
+/// set with slack (see [`HandBack`]).
 const HAND_BACK_AFTER: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// Nanoseconds of `CLOCK_MONOTONIC`, the timer's clock.
@@ -578,26 +577,32 @@ struct ProgressThread {
 /// The progress thread's hand-back deadline and the one-shot timer (timerfd) it waits on while
 /// it stands aside. Setting a timer is a system call that took 11 µs here (this VM reprograms
 /// its timer hardware through the hypervisor): set by every leave, it was 40% of a barrier
-/// between 2 simulated hosts × 1 PE (24-25 µs; see docs/PERFORMANCE.md). So a leave only stores
-/// the deadline, and sets the timer only when none is set; the progress thread, woken at an
-/// earlier deadline, sets it again for the later one.
+/// between 2 simulated hosts × 1 PE (24-25 µs, 10.4 without). Waking the progress thread
+/// instead at every deadline to set the timer again (every 200 µs for each PE that runs
+/// collectives back to back) cost more with 8 PEs on the 2 cores than the system calls (4 × 2
+/// barrier 127-134 against 91-103 µs, both orders of an alternating A/B). So the timer is set
+/// with slack, for twice the hand-back delay, and set again only when it would fire less than
+/// one delay after a leave: one system call per 200 µs of back-to-back collectives, no
+/// wake-up of the progress thread while they last, and the worker back 200-400 µs after the
+/// last leave.
 #[derive(Debug)]
 struct HandBack {
     timer: std::os::fd::OwnedFd,
     /// `CLOCK_MONOTONIC` nanoseconds after which the progress thread takes the worker back.
     deadline: AtomicU64,
-    /// Whether the timer is set (or the thread is about to look at the deadline anyway).
-    armed: AtomicBool,
+    /// When the timer fires (`CLOCK_MONOTONIC` nanoseconds); 0: not set.
+    fires_at: AtomicU64,
 }
 
 impl HandBack {
-    /// Sets the timer to fire at `deadline` (`CLOCK_MONOTONIC` nanoseconds).
-    fn set_timer(&self, deadline: u64) {
+    /// Sets the timer to fire at `at` (`CLOCK_MONOTONIC` nanoseconds).
+    fn set_timer(&self, at: u64) {
+        self.fires_at.store(at, Ordering::SeqCst);
         let spec = libc::itimerspec {
             it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
             it_value: libc::timespec {
-                tv_sec: (deadline / 1_000_000_000) as _,
-                tv_nsec: (deadline % 1_000_000_000).max(1) as _,
+                tv_sec: (at / 1_000_000_000) as _,
+                tv_nsec: (at % 1_000_000_000).max(1) as _,
             },
         };
         // SAFETY: our timer descriptor, a valid itimerspec (absolute time), no old value wanted.
@@ -611,13 +616,17 @@ impl HandBack {
         };
     }
 
-    /// The progress thread takes the worker back `after` from now (or later, if a later
-    /// leave says so), unless a thread of the PE progresses again by then.
+    /// The progress thread takes the worker back `after` from now (within twice that),
+    /// unless a thread of the PE progresses again by then.
     fn in_(&self, after: std::time::Duration) {
-        let deadline = monotonic_ns() + after.as_nanos() as u64;
-        self.deadline.store(deadline, Ordering::SeqCst);
-        if !self.armed.swap(true, Ordering::SeqCst) {
-            self.set_timer(deadline);
+        let now = monotonic_ns();
+        let after = after.as_nanos() as u64;
+        // Deadline first, then the look at the timer: the progress thread clears the timer,
+        // then reads the deadline (both SeqCst), so one of the two sees the other.
+        self.deadline.store(now + after, Ordering::SeqCst);
+        let at = self.fires_at.load(Ordering::SeqCst);
+        if at == 0 || at < now + after {
+            self.set_timer(now + 2 * after);
         }
     }
 
@@ -625,8 +634,23 @@ impl HandBack {
     fn now(&self) {
         let now = monotonic_ns();
         self.deadline.store(now, Ordering::SeqCst);
-        self.armed.store(true, Ordering::SeqCst);
         self.set_timer(now);
+    }
+
+    /// On the progress thread, woken while standing aside (by the timer, or the safety net):
+    /// whether to take the worker back now; if not, the timer is set for when to look again
+    /// (unless a thread of the PE progresses: its leave sets it).
+    fn due(&self, busy: &AtomicU32) -> bool {
+        self.fires_at.store(0, Ordering::SeqCst);
+        if busy.load(Ordering::SeqCst) > 0 {
+            return false;
+        }
+        let deadline = self.deadline.load(Ordering::SeqCst);
+        if monotonic_ns() < deadline {
+            self.set_timer(deadline);
+            return false;
+        }
+        true
     }
 }
 
@@ -651,7 +675,7 @@ impl ProgressThread {
         // SAFETY: a descriptor we just created and own alone.
         let timer = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(tfd) };
         let hand_back =
-            Arc::new(HandBack { timer, deadline: AtomicU64::new(0), armed: AtomicBool::new(false) });
+            Arc::new(HandBack { timer, deadline: AtomicU64::new(0), fires_at: AtomicU64::new(0) });
         let (w, s, t) = (worker.clone(), stop.clone(), hand_back.clone());
         let handle = std::thread::Builder::new()
             .name(format!("ferroshmem-progress-{my_pe}"))
@@ -668,23 +692,7 @@ impl ProgressThread {
                         let mut expirations = 0u64;
                         // SAFETY: reads 8 bytes into a u64 from our non-blocking timer.
                         unsafe { libc::read(tfd, (&mut expirations as *mut u64).cast(), 8) };
-                        // No timer is set from here on: a leave after this sets one, and the
-                        // deadline read below includes every leave before it.
-                        t.armed.store(false, Ordering::SeqCst);
-                        if busy.load(Ordering::SeqCst) > 0 {
-                            aside = true;
-                            continue;
-                        }
-                        let deadline = t.deadline.load(Ordering::SeqCst);
-                        if monotonic_ns() < deadline {
-                            // A later leave moved the deadline on: sleep until then.
-                            if !t.armed.swap(true, Ordering::SeqCst) {
-                                t.set_timer(deadline);
-                            }
-                            aside = true;
-                            continue;
-                        }
-                        aside = false;
+                        aside = !t.due(&busy);
                         continue;
                     }
                     match w.progress_and_arm() {
