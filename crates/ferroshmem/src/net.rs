@@ -579,12 +579,12 @@ struct ProgressThread {
 /// its timer hardware through the hypervisor): set by every leave, it was 40% of a barrier
 /// between 2 simulated hosts × 1 PE (24-25 µs, 10.4 without). Waking the progress thread
 /// instead at every deadline to set the timer again (every 200 µs for each PE that runs
-/// collectives back to back) cost more with 8 PEs on the 2 cores than the system calls (4 × 2
-/// barrier 127-134 against 91-103 µs, both orders of an alternating A/B). So the timer is set
-/// with slack, for twice the hand-back delay, and set again only when it would fire less than
-/// one delay after a leave: one system call per 200 µs of back-to-back collectives, no
-/// wake-up of the progress thread while they last, and the worker back 200-400 µs after the
-/// last leave.
+/// collectives back to back) cost more with 8 PEs on the 2 cores (4 × 2 barrier 139 against
+/// 91 µs with the timer set at every leave). So the timer is set with slack, for twice the
+/// hand-back delay, and set again only when it would fire less than one delay after a leave:
+/// one system call per 200 µs of back-to-back collectives, no wake-up of the progress thread
+/// while they last, and the worker back 200-400 µs after the last leave (4 × 2 barrier 94-103
+/// against 127-134 µs with the timer set at every leave, both orders of an alternating A/B).
 #[derive(Debug)]
 struct HandBack {
     timer: std::os::fd::OwnedFd,
