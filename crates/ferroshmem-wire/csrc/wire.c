@@ -163,7 +163,8 @@ int fsh_pmix_get(uint32_t rank, const char *key, void **data, size_t *len) {
  * alltoall 148 against 180 (medians of 6 alternating launches; docs/PERFORMANCE.md). 66 KiB
  * rather than 64: a message of a 64 KiB block and its headers then goes as one fragment, which
  * the receiver need not reassemble (2 x 2 64 KiB fcollect 71 against 92 us, float sum 58
- * against 76, 4 x 2 the same or better). The keys go without the transport's prefix: UCX 1.13
+ * against 76, 4 x 2 the same or better; with the order of the A/B reversed, 66 against 87
+ * and 48 against 68). The keys go without the transport's prefix: UCX 1.13
  * applies "TCP_TX_SEG_SIZE" to no interface (it warns "invalid configurations") but
  * "TX_SEG_SIZE" to the TCP one. */
 static const char *const tcp_segments[][2] = {{"TX_SEG_SIZE", "66k"}, {"RX_SEG_SIZE", "256k"}};
