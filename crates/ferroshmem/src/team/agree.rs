@@ -86,6 +86,12 @@ impl MaxAllreduce {
         MaxAllreduce { team, epoch, parity, round: 0, sent: false, all_read, hier, acc: values }
     }
 
+    /// Whether this PE takes part as a member (not a leader) of a team across hosts: all it
+    /// waits for is its leader's result, a word of a PE of this host.
+    pub fn waits_on_this_host(&self) -> bool {
+        self.hier == Some(HierStep::Member)
+    }
+
     /// The all-reduce of a team across hosts, in three steps: the members of a host publish
     /// their words in their own mailbox (of this parity, round 0: only its owner writes a
     /// member's mailboxes in a team across hosts), the host's leader folds them, the leaders
@@ -291,6 +297,12 @@ pub struct SlotAgreement {
 pub const NO_SLOT: u32 = 2;
 
 impl SlotAgreement {
+    /// Whether everything this PE waits for in the agreement is written by PEs of its host
+    /// (see [`MaxAllreduce::waits_on_this_host`]); the same for every round of it.
+    pub fn waits_on_this_host(&self) -> bool {
+        self.round.as_ref().is_some_and(MaxAllreduce::waits_on_this_host)
+    }
+
     /// Starts choosing `axes` (0 to 2) slots. `local_error` (0 for none) makes every PE fail
     /// with at least that code; `hash` (0 when unchecked) must agree on every PE.
     pub fn start(

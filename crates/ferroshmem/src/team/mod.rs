@@ -743,6 +743,9 @@ impl CreateRequest {
                 Waiter::Bell(rendezvous.root())
             }
             Progress::Init { .. } if self.outcome.is_none() => Waiter::Poll,
+            Progress::Split { agreement, .. } if self.outcome.is_none() && agreement.waits_on_this_host() => {
+                Waiter::Local(rt.my_pe)
+            }
             _ => Waiter::Bell(rt.my_pe),
         }
     }
@@ -824,6 +827,10 @@ pub enum Waiter {
     /// its memory, and every writer rings it (a split: this PE's own mailboxes; team_init: the
     /// root's rendezvous record).
     Bell(usize),
+    /// As `Bell`, where only PEs of this host write what the creation waits for (a member of
+    /// a split across hosts waits for its host's leader): the wait leaves the network to the
+    /// progress thread (`Runtime::wait_until_local`).
+    Local(usize),
     /// By looking again with growing pauses: what the creation waits for is on another host
     /// and nothing rings a bell here when it changes (team_init whose root is on another host).
     Poll,
@@ -840,6 +847,7 @@ const POLL_PAUSE: (Duration, Duration) = (Duration::from_micros(5), Duration::fr
 pub fn wait_creation(rt: &Runtime, waiter: Waiter, mut ready: impl FnMut() -> bool) {
     match waiter {
         Waiter::Bell(pe) => rt.wait_until(pe, ready),
+        Waiter::Local(pe) => rt.wait_until_local(pe, ready),
         Waiter::Poll => {
             let start = Instant::now();
             let mut watch = None;
