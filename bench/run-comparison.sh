@@ -9,6 +9,9 @@
 #   target/bench/machine-floor.txt    (bench/c/machine_floor.c, once a round: the best this
 #                                      machine allows for a sync of N PEs and for an alltoall's
 #                                      copies, with no library; the table uses the best round)
+#   target/bench/coll-comparison-by-state.md  (the medians again, over the rounds in which the
+#                                      hand-off between CPUs 0 and 1 was near its fastest and
+#                                      over the others: this machine's host changes state)
 # Usage: bench/run-comparison.sh [max_bytes]   (default 65536). Run from the repository root
 # after `cargo build --release`.
 set -eu
@@ -59,6 +62,29 @@ for line in open(raw):
     impl, name, size, n, us = line.split()
     d[(impl, name, int(size), int(n))].append(float(us))
 med = {k: statistics.median(v) for k, v in d.items()}
+# The machine's state in each round (machine_floor's pingpong, measured at the start of the
+# round): rounds whose hand-off between CPUs 0 and 1 took more than twice the fastest round's
+# are "far" (the vCPUs on two physical cores, as far as this machine shows), the others "near".
+# Each figure's list holds one value per round, in round order.
+pingpong = [float(l.split()[2]) for l in open(floor_file) if l.startswith("floor pingpong ")]
+if pingpong:
+    near = [p <= 2 * min(pingpong) for p in pingpong]
+    rows = [f"pingpong per round (ns): {' '.join(f'{p:.0f}' for p in pingpong)}; near: at most twice the run's fastest "
+            f"({min(pingpong):.0f} ns), {sum(near)} of {len(near)} rounds (on this project's VM 20-50 ns with the "
+            "two vCPUs on one physical core, 170-190 ns on two)",
+            "",
+            "| operation | bytes | PEs | ferroshmem near | Open MPI near | ferroshmem far | Open MPI far |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    def split_med(vals, want):
+        picked = [v for v, s in zip(vals, near) if s == want]
+        return f"{statistics.median(picked):.3f}" if picked else ""
+    for (impl, name, size, n) in sorted(k for k in d if k[0] == "ferroshmem"):
+        o = d.get(("openmpi", name, size, n), [])
+        f = d[(impl, name, size, n)]
+        if len(f) != len(near) or len(o) != len(near):
+            continue
+        rows.append(f"| {name} | {size} | {n} | {split_med(f, True)} | {split_med(o, True)} | {split_med(f, False)} | {split_med(o, False)} |")
+    open(f"{out}/coll-comparison-by-state.md", "w").write("\n".join(rows) + "\n")
 keys = sorted({(k[1], k[2], k[3]) for k in med}, key=lambda k: (k[0] not in ("barrier_all", "team_sync"), k[0], k[1], k[2]))
 rows = ["| operation | bytes | PEs | ferroshmem µs | Open MPI µs | ratio | machine floor µs | active-set form µs | / team form |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]

@@ -14,6 +14,7 @@
  *   floor sync <npes> <us>             (ceil(npes / cores) - 1 switches)
  *   floor barrier <npes> <us>          (best of 9 runs of the bare barrier)
  *   floor alltoall_copy <bytes> <npes> <us>
+ *   floor pingpong <ns per one-way hand-off between CPUs 0 and 1>   (2 CPUs or more)
  * Usage: machine_floor [npes...]   (default 2 4 8) */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -137,12 +138,49 @@ static double alltoall_copy_us(size_t block, int npes, int cores) {
     return t[0];
 }
 
+/* Two processes pinned to CPUs 0 and 1 pass a token back and forth through one shared cache
+ * line: the best of 5 runs, in ns per one-way hand-off. It tells the machine's state apart:
+ * on this project's VM the host sometimes places the two vCPUs on one physical core (SMT
+ * siblings: 20-50 ns, and a 2-PE barrier 0.055 us) and sometimes on two (170-190 ns,
+ * and a 2-PE barrier 0.25 us); see docs/PERFORMANCE.md. */
+static double pingpong_ns(void) {
+    enum { ROUNDS = 5, PASSES = 100000 };
+    double best = 1e30;
+    for (int r = 0; r < ROUNDS; r++) {
+        volatile long *line = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (line == MAP_FAILED) {
+            perror("mmap");
+            exit(1);
+        }
+        *line = 0;
+        double t0 = now_s();
+        for (int p = 0; p < 2; p++) {
+            if (fork() == 0) {
+                pin(p);
+                for (long i = p; i < 2L * PASSES; i += 2) {
+                    while (__atomic_load_n(line, __ATOMIC_ACQUIRE) != i) {
+                    }
+                    __atomic_store_n(line, i + 1, __ATOMIC_RELEASE);
+                }
+                _exit(0);
+            }
+        }
+        while (wait(NULL) > 0) {
+        }
+        double ns = (now_s() - t0) / (2.0 * PASSES) * 1e9;
+        if (ns < best) best = ns;
+        munmap((void *)line, 4096);
+    }
+    return best;
+}
+
 int main(int argc, char **argv) {
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     int defaults[] = {2, 4, 8};
     int count = argc > 1 ? argc - 1 : 3;
     double sw = switch_ns();
     printf("floor switch %.0f\n", sw);
+    if (cores >= 2) printf("floor pingpong %.0f\n", pingpong_ns());
     for (int k = 0; k < count; k++) {
         int n = argc > 1 ? atoi(argv[k + 1]) : defaults[k];
         if (n > cores) {
