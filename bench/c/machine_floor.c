@@ -140,7 +140,7 @@ static double alltoall_copy_us(size_t block, int npes, int cores) {
 
 /* Two processes pinned to CPUs 0 and 1 pass a token back and forth through one shared cache
  * line: the best of 5 runs, in ns per one-way hand-off. It tells the machine's state apart:
- * on this project's VM the host sometimes places the two vCPUs on one physical core (SMT
+ * on this project's VM the host seems to place the two vCPUs sometimes on one physical core (SMT
  * siblings: 20-50 ns, and a 2-PE barrier 0.055 us) and sometimes on two (170-190 ns,
  * and a 2-PE barrier 0.25 us); see docs/PERFORMANCE.md. */
 static double pingpong_ns(void) {
