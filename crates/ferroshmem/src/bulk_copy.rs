@@ -54,10 +54,10 @@ fn has_erms() -> bool {
 /// `src` is readable and `dst` writable for `n` bytes.
 #[inline]
 pub(crate) unsafe fn copy(dst: *mut u8, src: *const u8, n: usize) {
-    let (d, s) = (dst as usize, src as usize);
     // `rep movsb` copies forwards: fine unless the destination starts inside the source.
-    let forward_safe = d <= s || d >= s.saturating_add(n);
-    if n >= BULK_BYTES && forward_safe && use_rep_movsb() {
+    let forward_safe =
+        || (dst as usize) <= (src as usize) || (dst as usize) >= (src as usize).saturating_add(n);
+    if n >= BULK_BYTES && forward_safe() && use_rep_movsb() {
         // SAFETY: the caller's ranges; forward copying is correct for them (checked above).
         unsafe { rep_movsb(dst, src, n) }
     } else {

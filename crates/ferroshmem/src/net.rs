@@ -511,12 +511,11 @@ pub struct Busy<'a>(&'a Net);
 /// set with slack (see [`HandBack`]).
 const HAND_BACK_AFTER: std::time::Duration = std::time::Duration::from_micros(200);
 
-/// Nanoseconds of `CLOCK_MONOTONIC`, the timer's clock.
+/// Nanoseconds of `CLOCK_MONOTONIC`, the timer's clock (`activity::now_ms` reads the same
+/// clock in milliseconds).
 fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: a valid out-pointer; CLOCK_MONOTONIC always exists (a vDSO call, no system call).
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 impl Busy<'_> {
@@ -533,8 +532,8 @@ impl Busy<'_> {
         if self.0.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
             if let Some(p) = &self.0.progress {
                 match after {
-                    Some(after) => p.hand_back_in(after),
-                    None => p.hand_back_now(),
+                    Some(after) => p.hand_back.after(after),
+                    None => p.hand_back.at_once(),
                 }
             }
         }
@@ -618,7 +617,7 @@ impl HandBack {
 
     /// The progress thread takes the worker back `after` from now (within twice that),
     /// unless a thread of the PE progresses again by then.
-    fn in_(&self, after: std::time::Duration) {
+    fn after(&self, after: std::time::Duration) {
         let now = monotonic_ns();
         let after = after.as_nanos() as u64;
         // Deadline first, then the look at the timer: the progress thread clears the timer,
@@ -630,8 +629,9 @@ impl HandBack {
         }
     }
 
-    /// At once: the caller goes to sleep, or the thread must stop.
-    fn now(&self) {
+    /// The progress thread takes the worker back at once: the caller goes to sleep, or the
+    /// thread must stop.
+    fn at_once(&self) {
         let now = monotonic_ns();
         self.deadline.store(now, Ordering::SeqCst);
         self.set_timer(now);
@@ -723,16 +723,6 @@ impl ProgressThread {
             .map_err(|e| Error::bootstrap_os("network transport: starting the progress thread", e))?;
         Ok(ProgressThread { stop, worker, handle: std::sync::Mutex::new(Some(handle)), hand_back })
     }
-
-    /// Makes the thread take the worker back `after` from now, unless called again first.
-    fn hand_back_in(&self, after: std::time::Duration) {
-        self.hand_back.in_(after);
-    }
-
-    /// Makes the thread take the worker back at once.
-    fn hand_back_now(&self) {
-        self.hand_back.now();
-    }
 }
 
 impl ProgressThread {
@@ -740,7 +730,7 @@ impl ProgressThread {
     fn stop(&self) {
         self.stop.store(true, Ordering::Release);
         let _ = self.worker.signal();
-        self.hand_back_now();
+        self.hand_back.at_once();
         if let Some(h) = self.handle.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = h.join();
         }

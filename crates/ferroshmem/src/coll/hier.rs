@@ -101,12 +101,17 @@ struct Op<'a> {
     groups: &'a HostGroups,
     routine: &'static str,
     epoch: u64,
+    /// The waits for words that only PEs of this host write (arrivals, the release) leave the
+    /// network to the progress thread (`Runtime::wait_until_local`): in a sync, where such a
+    /// waiter has no network traffic of its own. Elsewhere a member also waits for words that
+    /// the network writes, and standing aside measured slower (docs/ARCHITECTURE.md).
+    local_waits: bool,
 }
 
 impl<'a> Op<'a> {
     /// The team's next collective operation.
     fn new(rt: &'a Runtime, team: &'a TeamInner, groups: &'a HostGroups, routine: &'static str) -> Self {
-        Op { rt, team, groups, routine, epoch: team.next_epoch() }
+        Op { rt, team, groups, routine, epoch: team.next_epoch(), local_waits: false }
     }
 
     fn pe(&self, i: usize) -> usize {
@@ -162,15 +167,18 @@ impl<'a> Op<'a> {
     /// On a hub: waits until the tagged count in its word `w` reaches `count` for this epoch.
     fn wait_count(&self, w: usize, count: u64) {
         if count > 0 {
-            self.wait_word(self.rt.my_pe, w, tagged_count(self.epoch, count));
+            self.wait_host_word(self.rt.my_pe, w, tagged_count(self.epoch, count));
         }
     }
 
-    /// [`Self::wait_word`] for a word that only PEs of this host write, without progressing
-    /// the network (`Runtime::wait_until_local`).
-    fn wait_local_word(&self, owner: usize, w: usize, value: u64) {
-        let word = self.word(owner, w);
-        self.rt.wait_until_local(owner, || word.load(Ordering::Acquire) >= value);
+    /// [`Self::wait_word`] for a word that only PEs of this host write (see `local_waits`).
+    fn wait_host_word(&self, owner: usize, w: usize, value: u64) {
+        if self.local_waits {
+            let word = self.word(owner, w);
+            self.rt.wait_until_local(owner, || word.load(Ordering::Acquire) >= value);
+        } else {
+            self.wait_word(owner, w, value);
+        }
     }
 
     /// On a hub: lets the local members go on (what they wait for is in place).
@@ -180,7 +188,7 @@ impl<'a> Op<'a> {
     }
 
     fn wait_release(&self, hub: usize) {
-        self.wait_word(hub, CENTRAL_RELEASE, self.epoch);
+        self.wait_host_word(hub, CENTRAL_RELEASE, self.epoch);
     }
 
     /// Tells `hub` that this PE no longer reads its buffers.
@@ -380,23 +388,18 @@ fn total(routine: &'static str, a: usize, b: usize) -> Result<usize> {
 /// sync orders them as it orders stores on one host.
 pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u64) {
     rt.quiet();
-    let op = Op { rt, team, groups, routine: "shmem_team_sync", epoch };
+    let op = Op { rt, team, groups, routine: "shmem_team_sync", epoch, local_waits: true };
     // Up to DIRECT_LEADERS leaders meet by empty flagged messages, as a staged exchange
     // without data (no fence: a sync carries no data of its own, and the quiet above
     // completed the program's); more meet by dissemination.
     let meeting = op.take_meeting();
-    // The waits within the host leave the network to the progress threads: a member waiting
-    // for its release, or a leader for its members, has no network traffic of its own in a
-    // sync (the leaders' meeting does).
     if !op.is_leader() {
         let leader = op.my_leader();
         op.arrive(leader);
-        op.wait_local_word(leader, CENTRAL_RELEASE, op.epoch);
+        op.wait_release(leader);
         return;
     }
-    if op.local_others() > 0 {
-        op.wait_local_word(rt.my_pe, CENTRAL_ARRIVALS, tagged_count(op.epoch, op.local_others()));
-    }
+    op.wait_arrivals(op.local_others());
     op.meet(meeting);
     op.release();
 }
