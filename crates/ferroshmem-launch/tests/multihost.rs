@@ -124,6 +124,8 @@ const CASES: &[Case] = &[
         ..case("tests/c/team_destroy_predefined.c")
     },
     case("tests/c/team_capacity.c"),
+    // Deferred destroys (teams across hosts): slots reused late, never early, never lost.
+    Case { env: &[("SHMEMX_TEAM_SLOTS", "40")], ..case("tests/c/team_destroy_deferred.c") },
     case("tests/c/team_init.c"),
     case("tests/c/team_split_color.c"),
     Case {

@@ -662,7 +662,7 @@ impl<'a> View<'a> {
         View {
             ctrl: &rt.ctrl,
             n_pes: rt.n_pes,
-            team_slots: rt.layout.team_slots,
+            team_slots: rt.layout.slot_count,
             now,
             topology: Some(&rt.topology),
             remote: hosts::Remote::new(rt),
@@ -1083,7 +1083,7 @@ impl JobStates {
         let layout = file.layout();
         let map = Mapping::shared(file.fd(), 0, layout.heap_base)?;
         let ctrl = CtrlTable::new(map.ptr, layout);
-        Ok(JobStates { map, ctrl, n_pes: layout.n_pes, team_slots: layout.team_slots })
+        Ok(JobStates { map, ctrl, n_pes: layout.n_pes, team_slots: layout.slot_count })
     }
 
     /// Advances the job's clock (oshrun does so every 50 ms).

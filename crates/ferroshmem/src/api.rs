@@ -950,7 +950,7 @@ impl Drop for Team<'_> {
         if !self.is_predefined() {
             // No sync (the other members need not be dropping it now): the slot waits for
             // their release signals instead (`team::release`).
-            let _ = self.rt.teams.destroy(self.inner.handle(), self.rt, true);
+            let _ = self.rt.teams.destroy(self.inner.handle(), self.rt, teams::SlotRelease::Signals);
         }
     }
 }

@@ -161,7 +161,7 @@ impl CtrlTable {
     /// on PE `pe`.
     #[inline]
     pub(crate) fn stage(&self, pe: usize, slot: usize) -> usize {
-        debug_assert!(pe < self.layout.n_pes && slot < self.layout.team_slots);
+        debug_assert!(pe < self.layout.n_pes && slot < self.layout.slot_count);
         self.base as usize
             + self.layout.ctrl_offset(pe)
             + self.layout.stages_offset()
@@ -171,9 +171,9 @@ impl CtrlTable {
     /// The words of team slot `slot` on PE `pe`.
     #[inline]
     pub(crate) fn slot(&self, pe: usize, slot: usize) -> &[AtomicU64] {
-        debug_assert!(pe < self.layout.n_pes && slot < self.layout.team_slots);
+        debug_assert!(pe < self.layout.n_pes && slot < self.layout.slot_count);
         let words = self.layout.slot_words;
-        // SAFETY: slots follow the fixed head inside the PE's block; `slot < team_slots` keeps
+        // SAFETY: slots follow the fixed head inside the PE's block; `slot < slot_count` keeps
         // the range inside ctrl_stride. Only 8-byte-aligned atomics live there.
         unsafe {
             let p = self.base.add(self.layout.ctrl_offset(pe) + self.layout.slots_offset() + slot * words * 8)

@@ -35,6 +35,10 @@ pub const ENV_TEAM_SLOTS: &str = "SHMEMX_TEAM_SLOTS";
 pub const DEFAULT_HEAP_SIZE: usize = 512 << 20;
 /// Default number of team slots per PE.
 pub const DEFAULT_TEAM_SLOTS: usize = 8192;
+/// Team slots of each PE beyond `SHMEMX_TEAM_SLOTS`: as many as destroyed teams may wait,
+/// deferred, for their slots' reuse (`team::slots`), so that they never take one of the
+/// slots a program was promised.
+pub(crate) const DEFERRED_SLOTS: usize = crate::team::slots::DEFER_CREDITS;
 
 const MAGIC: u64 = 0x4645_5252_4f53_484d; // "FERROSHM"
 const LAYOUT_VERSION: u32 = 6;
@@ -145,8 +149,11 @@ pub struct Layout {
     pub n_pes: usize,
     /// Bytes of each PE's symmetric heap.
     pub heap_size: usize,
-    /// Team slots of each PE.
+    /// Team slots of each PE that teams may hold (`SHMEMX_TEAM_SLOTS`).
     pub team_slots: usize,
+    /// Team slots of each PE in memory: `team_slots` and [`DEFERRED_SLOTS`] more, which
+    /// only slots of destroyed teams waiting to be reused take (`team::slots`).
+    pub slot_count: usize,
     /// Bytes from one PE's control block to the next.
     pub ctrl_stride: usize,
     /// Offset of PE 0's heap in the file.
@@ -168,11 +175,12 @@ impl Layout {
         }
         let heap_size = round_up(heap_size.max(REGION_ALIGN), REGION_ALIGN);
         let slot_words = slot_words(n_pes);
+        let slot_count = team_slots + DEFERRED_SLOTS;
         let stages = round_up(
-            CTRL_FIXED + RDV_RECORDS * rdv_record_words(n_pes) * 8 + team_slots * slot_words * 8,
+            CTRL_FIXED + RDV_RECORDS * rdv_record_words(n_pes) * 8 + slot_count * slot_words * 8,
             PAGE,
         );
-        let ctrl_stride = stages + team_slots * STAGE_BYTES;
+        let ctrl_stride = stages + slot_count * STAGE_BYTES;
         let heap_base = round_up(CTRL_BASE + n_pes * ctrl_stride, REGION_ALIGN);
         // Every offset of the file, and the address space a PE reserves for it, must fit.
         n_pes
@@ -186,7 +194,7 @@ impl Layout {
                     human_bytes(heap_size)
                 ))
             })?;
-        Ok(Layout { n_pes, heap_size, team_slots, ctrl_stride, heap_base, slot_words })
+        Ok(Layout { n_pes, heap_size, team_slots, slot_count, ctrl_stride, heap_base, slot_words })
     }
 
     /// Offset, inside a control block, of rendezvous record `record` (team_init; the same on
@@ -202,7 +210,7 @@ impl Layout {
 
     /// Offset, inside a control block, of the first slot's staging area (after the slots).
     pub fn stages_offset(&self) -> usize {
-        self.ctrl_stride - self.team_slots * STAGE_BYTES
+        self.ctrl_stride - self.slot_count * STAGE_BYTES
     }
 
     /// Offset of PE `pe`'s control block.

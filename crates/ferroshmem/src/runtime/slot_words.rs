@@ -162,7 +162,7 @@ impl Runtime {
     pub fn stage_word(&self, pe: usize, slot: usize, i: usize) -> &AtomicU64 {
         assert!(i < job::STAGE_BYTES / 8, "word {i} is past the staging area");
         assert!(
-            pe < self.n_pes && slot < self.layout.team_slots && self.topology.is_local(pe),
+            pe < self.n_pes && slot < self.layout.slot_count && self.topology.is_local(pe),
             "staging word of PE {pe}, slot {slot}: not a slot of a PE of this host"
         );
         // SAFETY: inside PE `pe`'s staging area, mapped here for the life of the process (same

@@ -259,6 +259,9 @@ pub const HASH_MIN: usize = 2;
 const PROPOSAL_MAX: usize = 3; // + 2 * axis
 const PROPOSAL_MIN: usize = 4; // + 2 * axis
 const HIGH_WATER: usize = 7; // + axis
+/// Payload word: 1 if some PE that joins a new team across hosts had no credit for a
+/// deferred destroy (`slots`), so no team of this creation defers its destroy.
+const NO_CREDIT: usize = 9;
 
 /// How many slots one agreement can choose (split_2d needs two: rows and columns).
 pub const MAX_AXES: usize = 2;
@@ -272,6 +275,8 @@ pub enum Agreed {
         slots: [usize; MAX_AXES],
         /// The new teams' first epochs come after this one.
         base_epoch: u64,
+        /// Whether this PE's new team of each axis defers its destroy (it holds a credit).
+        defers: [bool; MAX_AXES],
     },
     /// Some PE failed with this code (the largest code reported).
     Failed(u32),
@@ -291,6 +296,12 @@ pub struct SlotAgreement {
     candidate: [usize; MAX_AXES],
     reserved: [Option<usize>; MAX_AXES],
     round: Option<MaxAllreduce>,
+    /// Which axes' new teams (of this PE) span hosts, so would defer their destroy.
+    spanning: [bool; MAX_AXES],
+    /// Whether this PE took a credit for each spanning axis.
+    credited: bool,
+    /// The deferred slots this agreement settles once finished (`Teams::deferred_covered_by`).
+    settles: Vec<(usize, u64)>,
 }
 
 /// Error code of a PE that found no available slot.
@@ -305,6 +316,8 @@ impl SlotAgreement {
 
     /// Starts choosing `axes` (0 to 2) slots. `local_error` (0 for none) makes every PE fail
     /// with at least that code; `hash` (0 when unchecked) must agree on every PE.
+    /// `spanning`: which of this PE's new teams span hosts (their destroy defers if every
+    /// such member has a credit for it).
     pub fn start(
         rt: &Runtime,
         parent: Arc<TeamInner>,
@@ -312,7 +325,9 @@ impl SlotAgreement {
         member: bool,
         local_error: u32,
         hash: u64,
+        spanning: [bool; MAX_AXES],
     ) -> Self {
+        let settles = rt.teams.deferred_covered_by(&parent);
         let mut a = SlotAgreement {
             round: None,
             parent,
@@ -322,6 +337,9 @@ impl SlotAgreement {
             hash,
             candidate: [0; MAX_AXES],
             reserved: [None; MAX_AXES],
+            spanning,
+            credited: false,
+            settles,
         };
         if member && local_error == 0 {
             rt.teams.settle_releases(rt);
@@ -360,8 +378,27 @@ impl SlotAgreement {
                 }
             }
         }
+        let wanted = self.spanning.iter().filter(|&&s| s).count();
+        if self.member && error == 0 && wanted > 0 && !self.credited {
+            self.credited = rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).take_credits(wanted);
+        }
+        p[NO_CREDIT] = u64::from(wanted > 0 && !self.credited);
         p[ERROR] = error as u64;
         p
+    }
+
+    /// Gives back this PE's credits (no team of this creation defers its destroy).
+    fn uncredit(&mut self, rt: &Runtime) {
+        if std::mem::take(&mut self.credited) {
+            let n = self.spanning.iter().filter(|&&s| s).count();
+            rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).give_credits(n);
+        }
+    }
+
+    /// The agreement has finished (whatever its outcome): every PE of the parent joined it,
+    /// each after its own destroys, so the deferred slots of teams within the parent are free.
+    fn finished(&mut self, rt: &Runtime) {
+        rt.teams.settle_deferred(&std::mem::take(&mut self.settles));
     }
 
     fn unreserve(&mut self, rt: &Runtime) {
@@ -385,10 +422,14 @@ impl SlotAgreement {
         let r = *round.result();
         if r[ERROR] != 0 {
             self.unreserve(rt);
+            self.uncredit(rt);
+            self.finished(rt);
             return Some(Agreed::Failed(r[ERROR] as u32));
         }
         if r[HASH_MAX] != !r[HASH_MIN] {
             self.unreserve(rt);
+            self.uncredit(rt);
+            self.finished(rt);
             return Some(Agreed::Mismatch);
         }
         // An axis without any member (split_color where every PE passed an undefined color)
@@ -411,7 +452,15 @@ impl SlotAgreement {
                     }
                 }
             }
-            return Some(Agreed::Slots { slots, base_epoch });
+            if r[NO_CREDIT] != 0 {
+                self.uncredit(rt);
+            }
+            let mut defers = [false; MAX_AXES];
+            for (d, &s) in defers.iter_mut().zip(&self.spanning) {
+                *d = s && self.credited;
+            }
+            self.finished(rt);
+            return Some(Agreed::Slots { slots, base_epoch, defers });
         }
         // Move every candidate up to the largest proposal (kept increasing along the axes)
         // and try again: candidates only grow, so this ends.

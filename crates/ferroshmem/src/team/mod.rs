@@ -134,6 +134,10 @@ pub struct TeamInner {
     /// Successful `split_color`s with this team as the parent (which buffer of
     /// [`color`] entries is next).
     color_splits: AtomicU64,
+    /// Whether `shmem_team_destroy` defers the release of the slot instead of synchronising
+    /// (`release`): decided by the creation's agreement, the same on every member; the team
+    /// then holds a credit of this PE's slot table (`slots`).
+    defers_destroy: bool,
 }
 
 impl TeamInner {
@@ -164,7 +168,14 @@ impl TeamInner {
             busy: AtomicBool::new(false),
             color_splits: AtomicU64::new(0),
             calls: AtomicU64::new(0),
+            defers_destroy: false,
         }
+    }
+
+    /// The same team, whose destroy defers (it holds one of this PE's credits).
+    fn deferring(mut self, defers: bool) -> Self {
+        self.defers_destroy = defers;
+        self
     }
 
     /// Numbers this PE's next call on the team (from 1). A load and a store, not an atomic
@@ -363,6 +374,30 @@ pub struct Teams {
     /// size); `None`: no team could be made, the set takes the pSync algorithms
     /// (`coll::active`).
     pub(crate) active_sets: Mutex<ActiveSetTeams>,
+    /// Slots whose team's destroy deferred (`release`), waiting for an agreement over a
+    /// parent that holds all of the team's members.
+    deferred: Mutex<Vec<DeferredSlot>>,
+    /// Numbers the deferrals (a slot may be deferred again once reused).
+    deferrals: AtomicU64,
+}
+
+/// A slot of a destroyed team, not yet available again (see `slots`).
+#[derive(Debug)]
+struct DeferredSlot {
+    slot: usize,
+    seq: u64,
+    members: PeSet,
+}
+
+/// How `Teams::destroy` gives the team's slot back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotRelease {
+    /// The members synchronised: available at once.
+    Synced,
+    /// Release signals to the other members; pending until theirs arrived.
+    Signals,
+    /// Deferred until an agreement over a parent that holds every member.
+    Deferred,
 }
 
 /// The teams of active sets, by (start, stride, size).
@@ -389,8 +424,9 @@ impl Teams {
                 PREDEFINED + 1
             )));
         }
-        let entries: Box<[RwLock<HandleEntry>]> = (0..capacity).map(|_| RwLock::default()).collect();
-        let mirrors: Box<[Mirror]> = (0..capacity).map(|_| Mirror::default()).collect();
+        let slot_count = capacity + slots::DEFER_CREDITS;
+        let entries: Box<[RwLock<HandleEntry>]> = (0..slot_count).map(|_| RwLock::default()).collect();
+        let mirrors: Box<[Mirror]> = (0..slot_count).map(|_| Mirror::default()).collect();
         let world = Arc::new(TeamInner::new(
             PeSet::world(n_pes),
             my_pe,
@@ -407,6 +443,8 @@ impl Teams {
             world: world.clone(),
             next_uid_seq: AtomicU64::new(1),
             active_sets: Mutex::default(),
+            deferred: Mutex::default(),
+            deferrals: AtomicU64::new(0),
         };
         teams.publish(world, 0);
         // SHARED and NODE hold the PEs of this host; SAME_MYPE_NODE the PEs with this PE's
@@ -516,10 +554,8 @@ impl Teams {
     }
 
     /// Releases the team behind `handle` on this PE (see [`destroy`] for
-    /// `shmem_team_destroy`): with `signal`, tells the other members and keeps the slot
-    /// pending until they have told this PE (`release`); without, the caller has synchronised
-    /// the team and the slot is free at once.
-    pub fn destroy(&self, handle: TeamHandle, rt: &Runtime, signal: bool) -> Result<()> {
+    /// `shmem_team_destroy`) in the way `how` says.
+    pub fn destroy(&self, handle: TeamHandle, rt: &Runtime, how: SlotRelease) -> Result<()> {
         const ROUTINE: &str = "shmem_team_destroy";
         if handle == TeamHandle::INVALID {
             return Ok(());
@@ -543,9 +579,51 @@ impl Teams {
             entry.team.take().ok_or(Error::InvalidTeam { routine: ROUTINE })?
         };
         team.destroyed.store(true, Ordering::Relaxed);
-        let signals = if signal { release::signal_done(rt, &team, ROUTINE) } else { 0 };
-        self.slots.lock().unwrap_or_else(|e| e.into_inner()).release(team.slot, team.epoch(), signals);
+        if how == SlotRelease::Deferred && team.defers_destroy {
+            let seq = self.deferrals.fetch_add(1, Ordering::Relaxed);
+            let mut deferred = self.deferred.lock().unwrap_or_else(|e| e.into_inner());
+            deferred.push(DeferredSlot { slot: team.slot, seq, members: team.pes.clone() });
+            self.slots.lock().unwrap_or_else(|e| e.into_inner()).defer(team.slot, team.epoch());
+            return Ok(());
+        }
+        let signals = if how == SlotRelease::Signals { release::signal_done(rt, &team, ROUTINE) } else { 0 };
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.release(team.slot, team.epoch(), signals);
+        if team.defers_destroy {
+            slots.give_credits(1);
+        }
         Ok(())
+    }
+
+    /// The deferred slots (slot, deferral number) that an agreement over `parent` settles:
+    /// those of teams whose every member is in `parent`.
+    pub(crate) fn deferred_covered_by(&self, parent: &TeamInner) -> Vec<(usize, u64)> {
+        let deferred = self.deferred.lock().unwrap_or_else(|e| e.into_inner());
+        let world = parent.kind == TeamKind::World;
+        deferred
+            .iter()
+            .filter(|d| {
+                world || (0..d.members.size()).all(|i| parent.pes.index_of(d.members.world_pe(i)).is_some())
+            })
+            .map(|d| (d.slot, d.seq))
+            .collect()
+    }
+
+    /// Makes the deferred slots of `settled` (from [`Self::deferred_covered_by`], before an
+    /// agreement that has now finished) available again.
+    pub(crate) fn settle_deferred(&self, settled: &[(usize, u64)]) {
+        if settled.is_empty() {
+            return;
+        }
+        let mut deferred = self.deferred.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        deferred.retain(|d| {
+            let done = settled.contains(&(d.slot, d.seq));
+            if done {
+                slots.undefer(d.slot);
+            }
+            !done
+        });
     }
 
     /// Waits until every slot this PE released is available again (`release`): the first
@@ -668,7 +746,12 @@ impl CreateRequest {
         };
         let code = local_error.as_ref().map_or(0, |_| codes::INVALID_ARGUMENT);
         let hash = if rt.checked { signature.hash() } else { 0 };
-        let agreement = SlotAgreement::start(rt, parent.clone(), axes, member, code, hash);
+        let spanning = match &plan {
+            Plan::One(Some((pes, _))) => [release::defers(rt, pes), false],
+            Plan::Two((x, _), (y, _)) => [release::defers(rt, x), release::defers(rt, y)],
+            Plan::One(None) | Plan::Color { .. } => [false, false],
+        };
+        let agreement = SlotAgreement::start(rt, parent.clone(), axes, member, code, hash, spanning);
         CreateRequest {
             routine,
             progress: Progress::Split { parent, agreement },
@@ -779,24 +862,27 @@ impl CreateRequest {
                 let message = checked::describe_mismatch(rt, parent, &self.signature);
                 Err(Error::TeamCreate { routine, code: codes::MISMATCH, reason: message })
             }
-            Agreed::Slots { slots, base_epoch } => {
+            Agreed::Slots { slots, base_epoch, defers } => {
                 let made = self.made;
-                let make = |(pes, config): (PeSet, TeamConfig), slot: usize, made: Made| {
+                let make = |(pes, config): (PeSet, TeamConfig), axis: usize, made: Made| {
                     let me = pes.index_of(rt.my_pe).expect("a planned member is in its team");
+                    let slot = slots[axis];
                     activity::describe_team(rt, slot, made, &pes);
-                    let team = Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User));
+                    let team = Arc::new(
+                        TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User).deferring(defers[axis]),
+                    );
                     rt.teams.register(team.clone());
                     team
                 };
                 let plan = std::mem::replace(&mut self.plan, Plan::One(None));
                 self.created = Some(match plan {
-                    Plan::One(m) => Created::One(m.map(|m| make(m, slots[0], made))),
+                    Plan::One(m) => Created::One(m.map(|m| make(m, 0, made))),
                     Plan::Two(x, y) => {
                         let column = match made {
                             Made::Split2dRow { parent, xrange } => Made::Split2dColumn { parent, xrange },
                             other => other,
                         };
-                        Created::Two(make(x, slots[0], made), make(y, slots[1], column))
+                        Created::Two(make(x, 0, made), make(y, 1, column))
                     }
                     Plan::Color { color, config, round } => {
                         let Progress::Split { parent, .. } = &self.progress else {
@@ -808,7 +894,7 @@ impl CreateRequest {
                                 .pes
                                 .split_color(&entries, parent.my_index, rt.n_pes)
                                 .expect("this PE's color is defined");
-                            make((pes, config), slots[0], made)
+                            make((pes, config), 0, made)
                         });
                         color::done(parent);
                         Created::One(team)
@@ -987,13 +1073,19 @@ pub fn init_start(
 pub fn destroy(rt: &Runtime, handle: TeamHandle, routine: &'static str) -> Result<()> {
     if handle != TeamHandle::INVALID && !handle.is_predefined() {
         if let Some(team) = rt.teams.get(handle) {
+            if team.defers_destroy {
+                // Everything this PE sent for the team lands before it joins the agreement
+                // that settles the slot (`release`).
+                rt.quiet();
+                return rt.teams.destroy(handle, rt, SlotRelease::Deferred);
+            }
             if !release::signals(rt, &team) {
                 team_sync(rt, &team, routine)?;
-                return rt.teams.destroy(handle, rt, false);
+                return rt.teams.destroy(handle, rt, SlotRelease::Synced);
             }
         }
     }
-    rt.teams.destroy(handle, rt, true)
+    rt.teams.destroy(handle, rt, SlotRelease::Signals)
 }
 
 /// Checked or unchecked team sync (`shmem_team_sync`).

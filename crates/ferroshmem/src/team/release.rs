@@ -36,8 +36,7 @@ pub const ENV_DESTROY_SYNC: &str = "FSH_DESTROY_SYNC";
 /// Whether destroying `team` signals its members instead of synchronising them (the same
 /// answer on every member).
 pub fn signals(rt: &Runtime, team: &TeamInner) -> bool {
-    static SYNC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let sync = *SYNC.get_or_init(|| std::env::var(ENV_DESTROY_SYNC).is_ok_and(|v| v == "1"));
+    let sync = destroy_syncs();
     let n = team.n_pes();
     // Within one host and with a core per PE only: with more PEs than cores a central sync
     // costs each member two runs, where signals wake a waiting member once per signal; and
@@ -46,6 +45,25 @@ pub fn signals(rt: &Runtime, team: &TeamInner) -> bool {
     // with the sync). Both conditions are the same on every member.
     let spans_hosts = rt.net().is_some() && rt.spans_hosts(n, |i| team.pes.world_pe(i));
     !sync && !rt.checked && n <= SIGNAL_MAX_PES && !rt.wait.oversubscribed && !spans_hosts
+}
+
+/// Whether a new team of members `pes` defers its destroy (if every member that joins it has
+/// a credit, `slots`): a team across hosts, unchecked. Its destroy then neither synchronises
+/// nor signals: each member completes its own network operations (quiet) and returns, and
+/// keeps the slot *deferred* until it has finished a slot agreement (a team creation) over a
+/// parent that holds every member of the team. Each member joins that agreement after its
+/// own destroy (collective calls come in the same order on every PE), so by the time it
+/// finishes, every member is done with the team and every message sent for it has landed;
+/// the sync that a destroy across hosts would cost is the agreement that the next creation
+/// pays anyway. The same answer on every member.
+pub fn defers(rt: &Runtime, pes: &crate::team::PeSet) -> bool {
+    rt.net().is_some() && !rt.checked && !destroy_syncs() && rt.spans_hosts(pes.size(), |i| pes.world_pe(i))
+}
+
+/// `FSH_DESTROY_SYNC=1` (see [`ENV_DESTROY_SYNC`]).
+fn destroy_syncs() -> bool {
+    static SYNC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SYNC.get_or_init(|| std::env::var(ENV_DESTROY_SYNC).is_ok_and(|v| v == "1"))
 }
 
 /// Tells every other member of `team` that this PE is done with it (after everything this PE

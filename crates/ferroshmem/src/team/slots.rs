@@ -11,11 +11,28 @@
 //! slot's teams have owed in all (`owed`), so the slot becomes available again once the
 //! word reaches that total. The word only grows; no signal of a later team can arrive
 //! before the slot is available again (a later team on the slot needs this PE's claim).
+//!
+//! A slot released by a *deferred* destroy (`team::release`, teams across hosts) is
+//! *deferred* until this PE finishes a slot agreement over a parent that holds all of the
+//! team's members: each of them joined that agreement after its own destroy. At most
+//! [`DEFER_CREDITS`] slots of this PE are deferred or belong to live teams whose destroy
+//! will defer: such a team holds a *credit* from its creation on, and gives it back when its
+//! slot is available again. The table has that many slots beyond its capacity, so deferred
+//! slots never take a slot that the program was promised: a reservation fails only when the
+//! slots in use and reserved reach the capacity.
+
+/// Slots of each PE that may wait, deferred, at once (and credits of this PE's table).
+pub const DEFER_CREDITS: usize = 4;
 
 /// Free/reserved bookkeeping of one PE's slots.
 #[derive(Debug)]
 pub struct SlotTable {
+    /// Slots that teams may hold at once (the table has `DEFER_CREDITS` more).
     capacity: usize,
+    /// Slots reserved by creations in progress.
+    reserved: usize,
+    /// Credits for deferred destroys not held by a live team or a deferred slot.
+    credits: usize,
     /// Bit set = slot available (free and not reserved).
     avail: Vec<u64>,
     /// Bit set = word of `avail` has at least one bit set.
@@ -32,17 +49,20 @@ pub struct SlotTable {
 impl SlotTable {
     /// All `capacity` slots available except the first `predefined` (taken by predefined teams).
     pub fn new(capacity: usize, predefined: usize) -> Self {
-        let words = capacity.div_ceil(64);
+        let slots = capacity + DEFER_CREDITS;
+        let words = slots.div_ceil(64);
         let mut t = SlotTable {
             capacity,
+            reserved: 0,
+            credits: DEFER_CREDITS,
             avail: vec![0; words],
             summary: vec![0; words.div_ceil(64)],
-            high_water: vec![0; capacity],
-            owed: vec![0; capacity],
+            high_water: vec![0; slots],
+            owed: vec![0; slots],
             pending: Vec::new(),
             in_use: 0,
         };
-        for s in predefined..capacity {
+        for s in predefined..slots {
             t.set_avail(s, true);
         }
         t.in_use = predefined.min(capacity);
@@ -65,12 +85,12 @@ impl SlotTable {
     }
 
     fn is_avail(&self, s: usize) -> bool {
-        s < self.capacity && self.avail[s / 64] & (1 << (s % 64)) != 0
+        s < self.high_water.len() && self.avail[s / 64] & (1 << (s % 64)) != 0
     }
 
     /// Lowest available slot `>= from`.
     pub fn lowest_available_from(&self, from: usize) -> Option<usize> {
-        if from >= self.capacity {
+        if from >= self.high_water.len() {
             return None;
         }
         let w = from / 64;
@@ -100,8 +120,12 @@ impl SlotTable {
     }
 
     /// Reserves the lowest available slot `>= from` for a creation in progress; returns it
-    /// with its high-water epoch.
+    /// with its high-water epoch. None when there is none, or when the slots in use and
+    /// reserved already reach the capacity.
     pub fn reserve_from(&mut self, from: usize) -> Option<(usize, u64)> {
+        if self.in_use + self.reserved >= self.capacity {
+            return None;
+        }
         let s = self.lowest_available_from(from)?;
         self.reserve(s);
         Some((s, self.high_water[s]))
@@ -111,17 +135,48 @@ impl SlotTable {
     pub fn reserve(&mut self, s: usize) {
         debug_assert!(self.is_avail(s));
         self.set_avail(s, false);
+        self.reserved += 1;
     }
 
     /// Gives back a reservation that the creation did not keep.
     pub fn unreserve(&mut self, s: usize) {
         self.set_avail(s, true);
+        self.reserved -= 1;
     }
 
     /// Turns a reservation into a slot in use.
     pub fn claim(&mut self, s: usize) {
         self.in_use += 1;
+        self.reserved -= 1;
         debug_assert!(!self.is_avail(s));
+    }
+
+    /// Takes `n` credits for deferred destroys, all or none; true if taken.
+    pub fn take_credits(&mut self, n: usize) -> bool {
+        let ok = self.credits >= n;
+        if ok {
+            self.credits -= n;
+        }
+        ok
+    }
+
+    /// Gives back `n` credits (of a team that will not defer, or a deferred slot available again).
+    pub fn give_credits(&mut self, n: usize) {
+        self.credits += n;
+        debug_assert!(self.credits <= DEFER_CREDITS);
+    }
+
+    /// Frees a slot in use whose team's destroy deferred: it is neither available nor
+    /// pending until [`Self::undefer`]; the team's credit stays taken until then.
+    pub fn defer(&mut self, s: usize, last_epoch: u64) {
+        self.high_water[s] = self.high_water[s].max(last_epoch);
+        self.in_use -= 1;
+    }
+
+    /// Makes a deferred slot available again and gives back its credit.
+    pub fn undefer(&mut self, s: usize) {
+        self.set_avail(s, true);
+        self.give_credits(1);
     }
 
     /// Frees a slot in use, remembering the last epoch its team reached. `signals`: how many
@@ -184,13 +239,14 @@ mod tests {
         #[test]
         fn lowest_available_matches_a_linear_scan(cap in 1usize..9000, ops in proptest::collection::vec((0usize..9000, any::<bool>()), 0..300), from in 0usize..9100) {
             let mut t = SlotTable::new(cap, 4.min(cap));
-            let mut model: Vec<bool> = (0..cap).map(|s| s >= 4).collect();
+            let slots = cap + DEFER_CREDITS;
+            let mut model: Vec<bool> = (0..slots).map(|s| s >= 4).collect();
             for (s, take) in ops {
-                let s = s % cap;
+                let s = s % slots;
                 if take && model[s] { t.reserve(s); t.claim(s); model[s] = false; }
                 else if !take && !model[s] && s >= 4 { t.release(s, 7, 0); model[s] = true; }
             }
-            let expected = (from..cap).find(|&s| model[s]);
+            let expected = (from..slots).find(|&s| model[s]);
             prop_assert_eq!(t.lowest_available_from(from), expected);
         }
     }
@@ -204,10 +260,11 @@ mod tests {
         t.unreserve(4);
         assert_eq!(t.lowest_available_from(0), Some(4));
         for s in 4..200 {
-            t.reserve(s);
+            t.reserve_from(s).expect("a slot below the capacity");
             t.claim(s);
         }
-        assert_eq!(t.lowest_available_from(0), None);
+        assert_eq!(t.reserve_from(0), None, "the capacity is reached");
+        assert_eq!(t.lowest_available_from(0), Some(200), "the slots beyond it are for deferred slots");
         assert_eq!(t.in_use(), 200);
         t.release(130, 99, 0);
         assert_eq!(t.lowest_available_from(5), Some(130));
@@ -233,5 +290,24 @@ mod tests {
         assert!(!t.settle(|_| 5));
         assert!(t.settle(|_| 6));
         assert_eq!(t.high_water(4), 20);
+    }
+
+    #[test]
+    fn a_deferred_slot_holds_its_credit_until_undeferred() {
+        let mut t = SlotTable::new(8, 4);
+        for _ in 0..DEFER_CREDITS {
+            assert!(t.take_credits(1));
+        }
+        assert!(!t.take_credits(1), "credits are bounded");
+        let (s, _) = t.reserve_from(0).unwrap();
+        t.claim(s);
+        t.defer(s, 30);
+        assert_eq!(t.in_use(), 4);
+        assert_ne!(t.lowest_available_from(0), Some(s), "a deferred slot is not available");
+        assert!(t.settle(|_| 0), "a deferred slot is not pending on signals");
+        t.undefer(s);
+        assert_eq!(t.lowest_available_from(0), Some(s));
+        assert_eq!(t.high_water(s), 30);
+        assert!(t.take_credits(1), "undefer gave the credit back");
     }
 }
