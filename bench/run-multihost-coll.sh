@@ -23,6 +23,11 @@
 # itself when it knows that it oversubscribes.
 # Every job runs under `timeout` (JOB_LIMIT, OSHM_LIMIT); with-hosts.sh removes the hosts and
 # whatever still runs in them after each job.
+# The simulated hosts get a share of the machine's CPUs each (FSH_HOST_CPUS=split, see
+# with-hosts.sh: across 2 hosts one CPU each, across 4 hosts hosts 1 and 3 on CPU 0, 2 and 4
+# on CPU 1), as real hosts have cores of their own; FSH_HOST_CPUS=shared lets the kernel place
+# every PE of every host on either CPU (the runs before the fifth session of 2026-11-25). Every
+# implementation runs in the same kind of hosts.
 #
 # Writes, under target/bench/:
 #   multihost-coll.md            the tables (medians of the rounds; ratio ferroshmem / MPI and
@@ -36,7 +41,8 @@
 #   bench/run-multihost-coll.sh
 # Environment: ROUNDS (3), REPS (5: operations per batch, 15 batches per figure), TEAM_REPS
 # (10), JOB_LIMIT (300 s per ferroshmem or MPI job), OSHM_LIMIT (90 s per OSHMEM job),
-# LAYOUTS ("2:2,2 4:2,2,2,2"), IMPLS ("ferroshmem ferroshmem_team mpi oshmem").
+# LAYOUTS ("2:2,2 4:2,2,2,2"), IMPLS ("ferroshmem ferroshmem_team mpi oshmem"), FSH_HOST_CPUS
+# (split).
 # Exit status: 0; 77 if hosts cannot be simulated here; non-zero if a build step failed.
 set -eu
 ROUNDS=${ROUNDS:-3}
@@ -46,6 +52,7 @@ JOB_LIMIT=${JOB_LIMIT:-300}
 OSHM_LIMIT=${OSHM_LIMIT:-90}
 LAYOUTS=${LAYOUTS:-"2:2,2 4:2,2,2,2"}
 IMPLS=${IMPLS:-"ferroshmem ferroshmem_team mpi oshmem"}
+export FSH_HOST_CPUS=${FSH_HOST_CPUS:-split}
 MPI_SIZES="8 512 4096 65536"
 here=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$here/target/bench
@@ -273,7 +280,7 @@ LOG=$OUT/multihost-coll-log.txt
 : >"$LOG"
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git -C "$here" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo " (with uncommitted changes)" || true)
-echo "run $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $commit$dirty rounds $ROUNDS reps $REPS team_reps $TEAM_REPS job_limit $JOB_LIMIT oshm_limit $OSHM_LIMIT cores $(nproc)" >>"$RAW"
+echo "run $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $commit$dirty rounds $ROUNDS reps $REPS team_reps $TEAM_REPS job_limit $JOB_LIMIT oshm_limit $OSHM_LIMIT cores $(nproc) host_cpus $FSH_HOST_CPUS" >>"$RAW"
 
 read -r -a impls <<<"$IMPLS"
 for r in $(seq 1 "$ROUNDS"); do

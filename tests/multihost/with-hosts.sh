@@ -54,6 +54,12 @@
 # ignored signal cannot be trapped. After a `kill -9` of with-hosts.sh itself,
 # run check-clean.sh --fix.
 #
+# FSH_HOST_CPUS=split gives each host a share of the CPUs this script may use, as
+# real hosts have cores of their own: with C CPUs and N hosts, host i (from 0) gets
+# the CPUs j with j mod N = i when C >= N, else CPU i mod C; everything started in
+# the host (the daemons, the PEs, their threads) inherits it. Default (shared): every
+# host may run on every CPU, and the kernel places the PEs of all hosts.
+#
 # Default P is 2 for each host. Before COMMAND runs, every host is checked to be
 # reachable from the root namespace and from host 1; if a check fails the run
 # stops with 77, unless --keep-going is given (then it only warns).
@@ -92,6 +98,10 @@ else
 fi
 
 skip() { echo "with-hosts: cannot simulate hosts here: $*" >&2; exit 77; }
+case ${FSH_HOST_CPUS:-shared} in
+    shared | split) ;;
+    *) echo "$0: FSH_HOST_CPUS must be shared or split" >&2; exit 2 ;;
+esac
 
 [ "$(id -u)" = 0 ] || skip "not root"
 for c in ip unshare flock mktemp; do
@@ -294,6 +304,32 @@ rm -f "$tmp"
 flock -u 9
 exec 9>&-
 
+# The CPUs of each host (FSH_HOST_CPUS=split; see the header), as a case statement
+# of the agent: "taskset -c LIST" for host NAME.
+expand_cpus() { # "0-2,5" -> "0 1 2 5"
+    local part a b
+    for part in ${1//,/ }; do
+        a=${part%-*} b=${part#*-}
+        for ((; a <= b; a++)); do echo -n "$a "; done
+    done
+}
+host_cpus_case=""
+case ${FSH_HOST_CPUS:-shared} in
+    shared) ;;
+    split)
+        read -r -a cpus <<<"$(expand_cpus "$(awk '/^Cpus_allowed_list/ {print $2}' /proc/self/status)")"
+        for ((i = 0; i < nhosts; i++)); do
+            list=""
+            if [ ${#cpus[@]} -ge "$nhosts" ]; then
+                for ((j = i; j < ${#cpus[@]}; j += nhosts)); do list+="${list:+,}${cpus[j]}"; done
+            else
+                list=${cpus[i % ${#cpus[@]}]}
+            fi
+            host_cpus_case+="    ${hosts[i]}) pin=\"taskset -c $list\" ;;
+"
+        done ;;
+esac
+
 # The rsh agent, called by mpirun as  AGENT [ssh-like options] HOST WORD...
 # Like ssh, the WORDs are joined with spaces and run by a shell on HOST: here
 # inside HOST's network namespace, in a new UTS namespace named HOST (so that
@@ -314,7 +350,11 @@ done
 host=\$1; shift
 case \$host in *@*) host=\${host#*@} ;; esac
 mkdir -p "$rundir/tmp/\$host" 2>/dev/null
-exec ip netns exec "\$host" unshare --uts sh -c 'hostname "\$1" || exit 255; export TMPDIR="\$2"; shift 2; eval "\$*"' sh "\$host" "$rundir/tmp/\$host" "\$@"
+pin=""
+case \$host in
+$host_cpus_case
+esac
+exec \$pin ip netns exec "\$host" unshare --uts sh -c 'hostname "\$1" || exit 255; export TMPDIR="\$2"; shift 2; eval "\$*"' sh "\$host" "$rundir/tmp/\$host" "\$@"
 EOF
 chmod 755 "$agent"
 
