@@ -2,7 +2,8 @@
 /* Arbitrary teams (shmemx_team_get_uniqueid, shmemx_team_init[_nb]): any subset of WORLD in any
  * order; two creations with different roots and ids in flight at once (completed in the
  * opposite order); numbering, translation, sync, splits and team contexts on arbitrary teams;
- * a missing unique id fails at once; an invalid index on one member fails on every member;
+ * a missing unique id fails at once; an invalid index on one member, or one index passed by
+ * two members, fails on every member;
  * 200 init/destroy cycles leak nothing. */
 #include <shmemx.h>
 
@@ -121,6 +122,23 @@ int main(void) {
              shmemx_team_init(&bad, &cd, SHMEMX_TEAM_CONFIG_UNIQUEID, npes, me == npes - 1 ? npes : me),
              SHMEMX_TEAM_ERR_INVALID_ARGUMENT);
     CHECK(bad == SHMEM_TEAM_INVALID, "a failed init gave a team");
+
+    /* Two members pass the same pe_idx_in_team (the last PE takes index 0, so index npes - 1
+     * has nobody): every member gets the same error and no team, where it waited for ever
+     * before. */
+    if (npes > 1) {
+        if (me == 0) {
+            CHECK_EQ("get_uniqueid E", shmemx_team_get_uniqueid(&uid_d), 0);
+            for (int pe = 0; pe < npes; pe++) shmem_uint64_p(&uid_d, uid_d, pe);
+        }
+        shmem_barrier_all();
+        shmemx_team_config_t ce = {.uniqueid = uid_d};
+        shmem_team_t twice = SHMEM_TEAM_WORLD;
+        CHECK_EQ("init with an index passed twice",
+                 shmemx_team_init(&twice, &ce, SHMEMX_TEAM_CONFIG_UNIQUEID, npes, me == npes - 1 ? 0 : me),
+                 SHMEMX_TEAM_ERR_INVALID_ARGUMENT);
+        CHECK(twice == SHMEM_TEAM_INVALID, "a failed init gave a team");
+    }
 
     shmem_ctx_destroy(ctx);
     shmem_team_destroy(a);

@@ -22,7 +22,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Layouts: hosts and PEs per host, as `with-hosts.sh` takes them (ragged hosts included).
-const LAYOUTS: &[&str] = &["2:2,2", "3:2,2,1", "3:4,4,4"];
+/// Four hosts: the first layout where the leaders' trees (small broadcasts) have a level
+/// below the root's children.
+const LAYOUTS: &[&str] = &["2:2,2", "3:2,2,1", "3:4,4,4", "4:2,1,2,1"];
 /// The layouts of the progress and fault tests.
 const ONE_SIDED_LAYOUTS: &[&str] = &["2:2,2", "3:2,2,1"];
 

@@ -586,25 +586,32 @@ fn broadcast_ring(
         rt.notify(rt.my_pe);
     };
     let landed = op.flag_value(0);
-    if me == root {
-        if update_root {
-            // SAFETY: the caller's checked buffers (equal, or not overlapping).
-            unsafe { copy(dest, src, nbytes) };
-        }
-        if groups.members(mine).len() > 1 {
-            write_local(src);
-        }
-        // Every other host's network entry: its leader read what it held before.
+    // The hosts' leaders form a binomial tree rooted at the root's host (numbered from it):
+    // this host sends to its children, each of which received the bytes before it sends them
+    // on. The root so sends ceil(log2 L) messages instead of L - 1, and the others share the
+    // sends; with 2 or 3 hosts every other host is a child of the root's.
+    let l = groups.len();
+    let children = |g: usize| {
+        let r = (g + l - root_group) % l;
+        (0..usize::BITS)
+            .map(|k| 1usize << k)
+            .skip_while(move |&d| d <= r)
+            .take_while(move |&d| r + d < l)
+            .map(move |d| (r + d + root_group) % l)
+    };
+    // Each child host's network entry once its leader read what the entry held before, then
+    // the bytes at `from` into it.
+    let send_on = |from: usize| {
         let my_leader = op.my_leader();
-        for g in groups.others() {
-            let was = ring.written[e * groups.len() + g].load(Ordering::Relaxed);
+        for g in children(mine) {
+            let was = ring.written[e * l + g].load(Ordering::Relaxed);
             if was != 0 {
                 wait_word(my_leader, RING_CREDIT_WORD + g, was << CHUNK_BITS);
             }
         }
-        // SAFETY: the caller's checked source.
-        let bytes = unsafe { std::slice::from_raw_parts(src as *const u8, nbytes) };
-        for g in groups.others() {
+        // SAFETY: the caller's checked source, or our destination written just now.
+        let bytes = unsafe { std::slice::from_raw_parts(from as *const u8, nbytes) };
+        for g in children(mine) {
             rt.put_stage_flagged(
                 routine,
                 op.leader_of(g),
@@ -615,12 +622,23 @@ fn broadcast_ring(
                 landed,
             );
         }
+    };
+    if me == root {
+        if update_root {
+            // SAFETY: the caller's checked buffers (equal, or not overlapping).
+            unsafe { copy(dest, src, nbytes) };
+        }
+        if groups.members(mine).len() > 1 {
+            write_local(src);
+        }
+        send_on(src);
     } else if mine != root_group && op.is_leader() {
         wait_word(rt.my_pe, RING_FLAG_WORD + e, landed);
         // SAFETY: the entry holds this broadcast's bytes (its flag is up) and is not written
         // again before our credit says we read it; our destination is ours.
         unsafe { copy(dest, rt.stage_addr(slot) + NET_RING + e * RING_ENTRY_BYTES, nbytes) };
         ring.unreported.store(true, Ordering::Relaxed);
+        send_on(dest);
         if groups.members(mine).len() > 1 {
             write_local(dest);
         }

@@ -337,6 +337,15 @@ impl Rendezvous {
         outcome
     }
 
+    /// Round 0 ended with an entry missing: two members passed the same index.
+    fn fail_shared_index(&mut self, rt: &Runtime) -> InitOutcome {
+        let reason = format!(
+            "two PEs passed the same pe_idx_in_team (or different npes): no PE wrote some index of 0..{}",
+            self.npes
+        );
+        self.finish(rt, InitOutcome::Failed { code: codes::INVALID_ARGUMENT, reason })
+    }
+
     /// Advances; `Some` once this member knows the outcome.
     pub fn poll(&mut self, rt: &Runtime) -> Option<InitOutcome> {
         if self.finished {
@@ -365,6 +374,9 @@ impl Rendezvous {
                 rec.post_entry(self.entry_at(parity, self.idx), &payload, self.tag());
             }
             if self.round == 0 {
+                // The entry lands before the arrival counts: once everybody arrived, the
+                // entries of round 0 are final (a missing one means two members share an index).
+                rec.order_writes();
                 rec.count(ARRIVALS);
             }
             self.wrote = true;
@@ -372,6 +384,11 @@ impl Rendezvous {
         let (first, end) = (self.entry_at(parity, 0), self.entry_at(parity, self.npes));
         let tag = self.tag();
         let tags_present = |entries: &[u64]| entries.chunks_exact(RDV_ENTRY_WORDS).all(|e| e[E_TAG] == tag);
+        // In round 0 every member posts its entry before its arrival counts, so once all have
+        // arrived an entry still missing is one that two members wrote: the same pe_idx_in_team
+        // (or different npes) on two PEs. Every member sees the same final record and fails
+        // alike, where waiting for the missing entry would hang them all.
+        let first_round = self.round == 0;
         let (error, entries) = match rec.net {
             None => {
                 // ARRIVALS, then ERROR, then each tag before its payload (Acquire loads).
@@ -385,6 +402,9 @@ impl Rendezvous {
                 } else {
                     let entries = rec.read(first, end);
                     if !tags_present(&entries) {
+                        if first_round {
+                            return Some(self.fail_shared_index(rt));
+                        }
                         return None;
                     }
                     (0, entries)
@@ -393,9 +413,8 @@ impl Rendezvous {
             Some(_) => {
                 // One get; if it would decide, confirm with reads made after it completed.
                 let look = rec.read(0, end);
-                if !(self.arrived || look[ARRIVALS] >= self.npes as u64)
-                    || (look[ERROR] == 0 && !tags_present(&look[first..]))
-                {
+                let arrived = self.arrived || look[ARRIVALS] >= self.npes as u64;
+                if !arrived || (look[ERROR] == 0 && !tags_present(&look[first..]) && !first_round) {
                     return None;
                 }
                 if !self.arrived {
@@ -406,6 +425,9 @@ impl Rendezvous {
                 }
                 let look = rec.read(0, end);
                 if look[ERROR] == 0 && !tags_present(&look[first..]) {
+                    if first_round {
+                        return Some(self.fail_shared_index(rt));
+                    }
                     return None;
                 }
                 (look[ERROR], look[first..].to_vec())
