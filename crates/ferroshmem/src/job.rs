@@ -55,7 +55,7 @@ pub(crate) use crate::team::slot_layout::SLOT_FIXED_WORDS;
 /// need one sync rather than two (`coll::SHARED_STAGE_BYTES` of it), and then the ring of
 /// small broadcasts between hosts (`coll::hier`). Untouched pages cost nothing (the job file
 /// is sparse), so only teams that use it pay for it.
-pub(crate) const STAGE_BYTES: usize = 116 << 10;
+pub(crate) const STAGE_BYTES: usize = 148 << 10;
 /// Words of one mailbox (a flag word then the payload): two cache lines.
 pub(crate) const MAILBOX_WORDS: usize = 16;
 

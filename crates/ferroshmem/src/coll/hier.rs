@@ -65,12 +65,15 @@ const CHUNK_BITS: u32 = 28;
 /// Up to this many host leaders meet directly (each signals each: one network step); more
 /// meet by dissemination (ceil(log2 L) steps).
 const DIRECT_LEADERS: usize = 8;
-/// Entries of the rings of small broadcasts (see [`broadcast_ring`]).
-pub(crate) const RING_ENTRIES: usize = 4;
+/// Entries of the rings of small broadcasts (see [`broadcast_ring`]). Eight, with a credit
+/// every four broadcasts: across 4 simulated hosts x 2 PEs an 8-byte broadcast took 36 us
+/// against 44-46 with four entries and a credit every two (both orders of an A/B).
+pub(crate) const RING_ENTRIES: usize = 8;
 /// Bytes of an entry of the rings: the largest broadcast that takes them.
 const RING_ENTRY_BYTES: usize = 4 << 10;
-/// A leader tells every other leader how far it read its network ring after every this many
-/// small broadcasts, if it read any since it last did (see [`broadcast_ring`]).
+/// A leader tells its parent in the latest broadcast's tree how far it read its network ring
+/// after every this many small broadcasts, if it read any since it last did (see
+/// [`broadcast_ring`]).
 const RING_CREDIT_EVERY: u64 = RING_ENTRIES as u64 / 2;
 // The rings' header, words of the staging area after `SHARED_STAGE_BYTES`, then the rings.
 /// Staging-area word of group `g`'s credit (`+ g`) on a leader, raised by messages only.
@@ -535,20 +538,24 @@ impl BroadcastRing {
 /// *local ring* of [`RING_ENTRIES`] entries in its staging area, each entry tagged with the
 /// epoch of the broadcast it holds; each leader also a *network ring*, each entry with a flag.
 /// The root copies its source into its local ring entry and tags it, sends it in one flagged
-/// message into that entry of every other host's leader's network ring, and returns. A
-/// leader of another host waits for the entry's flag, copies the bytes into its destination
-/// and its own local ring entry, and tags it; every other member copies from the local ring
-/// of its host's source (the root on the root's host, else its leader) once tagged. Each PE
-/// then marks the broadcast done ([`RING_DONE_WORD`]).
+/// message into that entry of the network ring of each of its children's leaders (the hosts
+/// form a binomial tree rooted at the root's), and returns. A leader of another host waits
+/// for the entry's flag, copies the bytes into its destination, sends them on to its own
+/// children, copies them into its local ring entry and tags it; every other member copies
+/// from the local ring of its host's source (the root on the root's host, else its leader)
+/// once tagged. Each PE then marks the broadcast done ([`RING_DONE_WORD`]).
 ///
 /// Reuse: a PE writes its local entry only once every other member of its host is done with
 /// the broadcast that used the entry before (every member counts the small broadcasts alike
-/// and records each entry's epochs, [`BroadcastRing`]). A root writes another host's network
-/// entry only once that host's leader said it read the entry's previous bytes: each leader
-/// that read its network ring since it last did tells every other leader so (its credit word
-/// there raised to the current epoch) after every [`RING_CREDIT_EVERY`]-th small broadcast,
-/// and a root reads these credits in its own leader's staging area. Between two hosts with
-/// one root that is 1 + 1 / `RING_CREDIT_EVERY` messages per broadcast.
+/// and records each entry's epochs, [`BroadcastRing`]). A parent writes a child host's
+/// network entry only once that host's leader said it read the entry's previous bytes: each
+/// leader that read its network ring since it last did tells its parent in the current
+/// broadcast's tree so (its credit word there raised to the current epoch) after every
+/// [`RING_CREDIT_EVERY`]-th small broadcast, and the parent reads these credits in its own
+/// leader's staging area. While the root stays, the parent is the next writer; a writer
+/// that waits in vain for a credit (the root changed) reads the child's done word over the
+/// network instead. Between two hosts with one root that is 1 + 1 / `RING_CREDIT_EVERY`
+/// messages per broadcast.
 fn broadcast_ring(
     rt: &Runtime,
     team: &TeamInner,
@@ -599,15 +606,28 @@ fn broadcast_ring(
             .take_while(move |&d| r + d < l)
             .map(move |d| (r + d + root_group) % l)
     };
-    // Each child host's network entry once its leader read what the entry held before, then
-    // the bytes at `from` into it.
+    // Each child host's network entry once its leader read what the entry held before (its
+    // credit, sent to its parent for the latest root, so to us while the root stays; else we
+    // read how far it got), then the bytes at `from` into it.
     let send_on = |from: usize| {
         let my_leader = op.my_leader();
         for g in children(mine) {
             let was = ring.written[e * l + g].load(Ordering::Relaxed);
-            if was != 0 {
-                wait_word(my_leader, RING_CREDIT_WORD + g, was << CHUNK_BITS);
+            if was == 0 {
+                continue;
             }
+            let credit = word(my_leader, RING_CREDIT_WORD + g);
+            let child = op.leader_of(g);
+            let mut looks = 0u32;
+            rt.wait_until(my_leader, || {
+                if credit.load(Ordering::Acquire) >= was << CHUNK_BITS {
+                    return true;
+                }
+                // No credit after a while: the child may send it to another parent (the root
+                // changed); read its progress (a network round trip) now and then.
+                looks += 1;
+                looks % 64 == 32 && rt.read_stage_word_of(routine, child, slot, RING_DONE_WORD) >= was
+            });
         }
         // SAFETY: the caller's checked source, or our destination written just now.
         let bytes = unsafe { std::slice::from_raw_parts(from as *const u8, nbytes) };
@@ -655,21 +675,25 @@ fn broadcast_ring(
     }
     word(rt.my_pe, RING_DONE_WORD).store(op.epoch, Ordering::Release);
     rt.notify(rt.my_pe);
+    // To our parent in this broadcast's tree: the next writer of our entries while the root
+    // stays (a new root's writer reads how far we got instead). A leader of the root's host
+    // has no parent this time and keeps its credit for later.
+    let r = (mine + l - root_group) % l;
     if op.is_leader()
+        && r != 0
         && b % RING_CREDIT_EVERY == RING_CREDIT_EVERY - 1
         && ring.unreported.swap(false, Ordering::Relaxed)
     {
-        for g in groups.others() {
-            rt.put_stage_flagged(
-                routine,
-                op.leader_of(g),
-                slot,
-                NET_RING,
-                &[],
-                FlagWord::Stage(RING_CREDIT_WORD + mine),
-                landed,
-            );
-        }
+        let parent = (r - (1 << r.ilog2()) + root_group) % l;
+        rt.put_stage_flagged(
+            routine,
+            op.leader_of(parent),
+            slot,
+            NET_RING,
+            &[],
+            FlagWord::Stage(RING_CREDIT_WORD + mine),
+            landed,
+        );
     }
     Ok(())
 }

@@ -294,6 +294,23 @@ impl Runtime {
         }
     }
 
+    /// Word `i` of PE `pe`'s staging area of team slot `slot`: a load on this host (Acquire), a
+    /// network get from another.
+    pub fn read_stage_word_of(&self, routine: &'static str, pe: usize, slot: usize, i: usize) -> u64 {
+        assert!(i < job::STAGE_BYTES / 8, "word {i} is past the staging area");
+        match &self.net {
+            Some(net) if !self.topology.is_local(pe) => {
+                let mut bytes = [0u8; 8];
+                let offset = self.ctrl.stage(self.my_pe, slot) + i * 8 - self.my_ctrl;
+                if let Err(e) = net.get(routine, pe, Region::Ctrl, offset, &mut bytes) {
+                    fatal(&e);
+                }
+                u64::from_ne_bytes(bytes)
+            }
+            _ => self.stage_word(pe, slot, i).load(Ordering::Acquire),
+        }
+    }
+
     /// Words `word..word + n` of team slot `slot` on PE `pe`: loads on this host, a network get
     /// from another.
     pub fn read_slot_words(
