@@ -104,17 +104,28 @@ struct Op<'a> {
     groups: &'a HostGroups,
     routine: &'static str,
     epoch: u64,
-    /// The waits for words that only PEs of this host write (arrivals, the release) leave the
-    /// network to the progress thread (`Runtime::wait_until_local`): in a sync, where such a
-    /// waiter has no network traffic of its own. Elsewhere a member also waits for words that
-    /// the network writes, and standing aside measured slower (docs/ARCHITECTURE.md).
+    /// The waits for words that only PEs of this host write (arrivals, the release, the
+    /// members' done) leave the network to the progress thread (`Runtime::wait_until_local`):
+    /// in every collective where only leaders use the network. Not in an alltoall, where
+    /// every PE sends and receives its own blocks: standing aside measured slower there
+    /// (docs/ARCHITECTURE.md).
     local_waits: bool,
 }
 
 impl<'a> Op<'a> {
-    /// The team's next collective operation.
+    /// The team's next collective operation, one where only leaders use the network.
     fn new(rt: &'a Runtime, team: &'a TeamInner, groups: &'a HostGroups, routine: &'static str) -> Self {
-        Op { rt, team, groups, routine, epoch: team.next_epoch(), local_waits: false }
+        Op { rt, team, groups, routine, epoch: team.next_epoch(), local_waits: true }
+    }
+
+    /// The team's next collective operation, one where every PE uses the network (alltoall).
+    fn every_pe_sends(
+        rt: &'a Runtime,
+        team: &'a TeamInner,
+        groups: &'a HostGroups,
+        routine: &'static str,
+    ) -> Self {
+        Op { local_waits: false, ..Op::new(rt, team, groups, routine) }
     }
 
     fn pe(&self, i: usize) -> usize {
@@ -912,7 +923,7 @@ pub(super) fn alltoall(
         team.sync_unchecked(rt);
         return Ok(());
     }
-    let op = Op::new(rt, team, groups, routine);
+    let op = Op::every_pe_sends(rt, team, groups, routine);
     let staged = all <= STAGE_HALF;
     let entered = op.flag_value(0);
     // A staged exchange carries the data; a large payload waits for the leaders to meet.
