@@ -26,7 +26,7 @@
 # The simulated hosts get a share of the machine's CPUs each (FSH_HOST_CPUS=split, see
 # with-hosts.sh: across 2 hosts one CPU each, across 4 hosts hosts 1 and 3 on CPU 0, 2 and 4
 # on CPU 1), as real hosts have cores of their own; FSH_HOST_CPUS=shared lets the kernel place
-# every PE of every host on either CPU (the runs before the fifth session of 2026-11-25). Every
+# every PE of every host on either CPU (the runs before 2026-11-26). Every
 # implementation runs in the same kind of hosts.
 #
 # Writes, under target/bench/:
