@@ -12,6 +12,20 @@
 shmemx_team_uniqueid_t uid_a, uid_b, uid_c, uid_d;
 long cells[64];
 
+/* PE 0 draws a fresh unique id and hands it to every PE; each calls shmemx_team_init with
+ * index `idx`, and every one must get SHMEMX_TEAM_ERR_INVALID_ARGUMENT and no team. */
+static void init_fails(const char *what, int idx) {
+    if (me == 0) {
+        CHECK_EQ("get_uniqueid", shmemx_team_get_uniqueid(&uid_d), 0);
+        for (int pe = 0; pe < npes; pe++) shmem_uint64_p(&uid_d, uid_d, pe);
+    }
+    shmem_barrier_all();
+    shmemx_team_config_t cfg = {.uniqueid = uid_d};
+    shmem_team_t t = SHMEM_TEAM_WORLD;
+    CHECK_EQ(what, shmemx_team_init(&t, &cfg, SHMEMX_TEAM_CONFIG_UNIQUEID, npes, idx), SHMEMX_TEAM_ERR_INVALID_ARGUMENT);
+    CHECK(t == SHMEM_TEAM_INVALID, "a failed init gave a team");
+}
+
 /* Every PE of `t` checks that member i is world PE members[i]. */
 static void check_members(shmem_team_t t, const int *members, int n) {
     CHECK(t != SHMEM_TEAM_INVALID, "member got INVALID");
@@ -111,34 +125,11 @@ int main(void) {
 
     /* One member passes an invalid pe_idx_in_team (the last PE: across hosts, on the last host,
      * while the root is PE 0): every member gets the same error and no team. */
-    if (me == 0) {
-        CHECK_EQ("get_uniqueid D", shmemx_team_get_uniqueid(&uid_d), 0);
-        for (int pe = 0; pe < npes; pe++) shmem_uint64_p(&uid_d, uid_d, pe);
-    }
-    shmem_barrier_all();
-    shmemx_team_config_t cd = {.uniqueid = uid_d};
-    shmem_team_t bad = SHMEM_TEAM_WORLD;
-    CHECK_EQ("init with a bad index",
-             shmemx_team_init(&bad, &cd, SHMEMX_TEAM_CONFIG_UNIQUEID, npes, me == npes - 1 ? npes : me),
-             SHMEMX_TEAM_ERR_INVALID_ARGUMENT);
-    CHECK(bad == SHMEM_TEAM_INVALID, "a failed init gave a team");
-
+    init_fails("init with a bad index", me == npes - 1 ? npes : me);
     /* Two members pass the same pe_idx_in_team (the last PE takes index 0, so index npes - 1
      * has nobody): every member gets the same error and no team, where it waited for ever
      * before. */
-    if (npes > 1) {
-        if (me == 0) {
-            CHECK_EQ("get_uniqueid E", shmemx_team_get_uniqueid(&uid_d), 0);
-            for (int pe = 0; pe < npes; pe++) shmem_uint64_p(&uid_d, uid_d, pe);
-        }
-        shmem_barrier_all();
-        shmemx_team_config_t ce = {.uniqueid = uid_d};
-        shmem_team_t twice = SHMEM_TEAM_WORLD;
-        CHECK_EQ("init with an index passed twice",
-                 shmemx_team_init(&twice, &ce, SHMEMX_TEAM_CONFIG_UNIQUEID, npes, me == npes - 1 ? 0 : me),
-                 SHMEMX_TEAM_ERR_INVALID_ARGUMENT);
-        CHECK(twice == SHMEM_TEAM_INVALID, "a failed init gave a team");
-    }
+    if (npes > 1) init_fails("init with an index passed twice", me == npes - 1 ? 0 : me);
 
     shmem_ctx_destroy(ctx);
     shmem_team_destroy(a);
