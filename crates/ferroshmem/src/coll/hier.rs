@@ -901,11 +901,15 @@ pub(super) fn fcollect(
 }
 
 /// alltoall (contiguous blocks of `block` bytes): blocks for members of this host are copied
-/// straight into their destinations once they entered; each leader sends its host's blocks
-/// for another host's members to those members: into their staging areas when a whole
-/// destination fits half of one (they copy them into their destination), else into their
-/// destinations once the leaders met. A member returns once its leader released it (every
-/// local block copied, its source no longer read) and every other host's flag is up on it.
+/// straight into their destinations once they entered. Between hosts, small ones go leader to
+/// leader: each leader sends each other leader its host's blocks for that host's members in
+/// one message into its staging area, and releases its members once every other host's
+/// message is there; they copy their blocks from it. Otherwise each leader sends its host's
+/// blocks for another host's members to those members: into their staging areas when a whole
+/// destination fits half of one (they copy them into their destination), else every PE sends
+/// its own into their destinations once the leaders met. A member returns once its leader
+/// released it (every local block copied, its source no longer read) and every other host's
+/// blocks for it are in its destination.
 pub(super) fn alltoall(
     rt: &Runtime,
     team: &TeamInner,
@@ -923,8 +927,17 @@ pub(super) fn alltoall(
         team.sync_unchecked(rt);
         return Ok(());
     }
-    let op = Op::every_pe_sends(rt, team, groups, routine);
     let staged = all <= STAGE_HALF;
+    // Small enough for each leader to receive, from every other host, that host's blocks for
+    // all of this host's members: one message per pair of hosts instead of one per remote PE,
+    // and only leaders use the network.
+    let widest = (0..groups.len()).map(|g| groups.members(g).len()).max().unwrap_or(1);
+    let by_host = all.checked_mul(widest).is_some_and(|b| b <= STAGE_HALF);
+    let op = if by_host {
+        Op::new(rt, team, groups, routine)
+    } else {
+        Op::every_pe_sends(rt, team, groups, routine)
+    };
     let entered = op.flag_value(0);
     // A staged exchange carries the data; a large payload waits for the leaders to meet.
     let (exchange, credit) = if staged { team.take_staged_exchanges(1, entered) } else { (0, 0) };
@@ -944,7 +957,30 @@ pub(super) fn alltoall(
     }
     if op.is_leader() {
         op.wait_arrivals(op.local_others());
-        if staged {
+        if by_host {
+            // To each other host's leader, the blocks of our host's members for that host's
+            // members: for each member j there (in team order), block j of each of ours.
+            op.wait_credit(exchange, credit);
+            let mut packed = Vec::with_capacity(local.len() * widest * block);
+            for g in groups.others() {
+                packed.clear();
+                for &j in groups.members(g) {
+                    for &i in local {
+                        let from = at(rt, routine, src, all, op.pe(i))?;
+                        // SAFETY: member i's source (arrived: ready and unchanged until we
+                        // release), block j.
+                        packed.extend_from_slice(unsafe {
+                            std::slice::from_raw_parts((from + j * block) as *const u8, block)
+                        });
+                    }
+                }
+                let to = half + op.packed_offset(groups.mine(), groups.members(g).len() * block);
+                op.send_staged(op.leader_of(g), exchange, to, &packed, entered);
+            }
+            // Every other host's blocks for our members are in our staging area before they
+            // read them there.
+            op.wait_msg_flags(exchange, entered);
+        } else if staged {
             // To each member j of another host, the blocks j of our host's members, packed in
             // team order, in one message.
             op.wait_credit(exchange, credit);
@@ -973,7 +1009,22 @@ pub(super) fn alltoall(
         op.arrive(leader);
         op.wait_release(leader);
     }
-    if staged {
+    if by_host {
+        // Our blocks from every other host, in our leader's staging area (released: they
+        // landed), at our place among our host's members in each host's part.
+        let stage = rt.ctrl.stage(op.my_leader(), team.slot) + half;
+        let mine = local.iter().position(|&i| i == me).expect("this PE is in its own group");
+        for g in groups.others() {
+            let from =
+                stage + op.packed_offset(g, local.len() * block) + mine * groups.members(g).len() * block;
+            for (k, &i) in groups.members(g).iter().enumerate() {
+                // SAFETY: group g's blocks landed in our leader's staging area (released) and
+                // stay there until every member of our host has entered a later exchange of
+                // this parity; block i of our destination is ours.
+                unsafe { copy(dest + i * block, from + k * block, block) };
+            }
+        }
+    } else if staged {
         op.wait_msg_flags(exchange, entered);
         let stage = rt.stage_addr(team.slot) + half;
         for g in groups.others() {
