@@ -404,6 +404,30 @@ impl Net {
         peer.ep.swap64_start(value, raddr, rkey).map_err(|e| net_err(routine, pe, "swap", e))
     }
 
+    /// Progresses the worker until every one of `ops` has finished, yielding between looks
+    /// (reads that several gets in flight at once make one round trip instead of one each).
+    /// The first failure, if any.
+    pub fn finish_all(&self, routine: &'static str, pe_of: &[usize], ops: &mut [Pending]) -> Result<()> {
+        let _busy = self.busy();
+        loop {
+            let delivered = self.progress();
+            let mut all = true;
+            for (op, &pe) in ops.iter_mut().zip(pe_of) {
+                match op.test() {
+                    None => all = false,
+                    Some(Err(e)) => return Err(net_err(routine, pe, "get", e.clone())),
+                    Some(Ok(())) => {}
+                }
+            }
+            if all {
+                return Ok(());
+            }
+            if !delivered {
+                std::thread::yield_now();
+            }
+        }
+    }
+
     /// Progresses the worker until every one of `ops` has finished or `limit` has passed;
     /// whether they all finished. Between looks it yields, then sleeps up to 1 ms: the
     /// caller is in no hurry (a report), and PEs may outnumber cores. An operation still in

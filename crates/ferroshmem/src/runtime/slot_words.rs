@@ -294,6 +294,51 @@ impl Runtime {
         }
     }
 
+    /// Words `word..word + n` of team slot `slot` on each of `pes`: loads on this host, and
+    /// for the PEs of other hosts gets that are all in flight at once.
+    pub fn read_slot_words_of_all(
+        &self,
+        routine: &'static str,
+        pes: &[usize],
+        slot: usize,
+        word: usize,
+        n: usize,
+    ) -> Vec<Vec<u64>> {
+        let local = |pe: usize| -> Vec<u64> {
+            self.ctrl.slot(pe, slot)[word..word + n].iter().map(|w| w.load(Ordering::Acquire)).collect()
+        };
+        let Some(net) = &self.net else {
+            return pes.iter().map(|&pe| local(pe)).collect();
+        };
+        let remote: Vec<usize> = pes.iter().copied().filter(|&pe| !self.topology.is_local(pe)).collect();
+        let mut ops = Vec::with_capacity(remote.len());
+        for &pe in &remote {
+            match net.get_start(routine, pe, Region::Ctrl, self.slot_word_offset(slot, word), n * 8) {
+                Ok(op) => ops.push(op),
+                Err(e) => fatal(&e),
+            }
+        }
+        if let Err(e) = net.finish_all(routine, &remote, &mut ops) {
+            fatal(&e);
+        }
+        let mut fetched = ops.iter().map(|op| {
+            let bytes = op.bytes().expect("a finished get holds its bytes");
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_ne_bytes(c.try_into().expect("8 bytes")))
+                .collect::<Vec<u64>>()
+        });
+        pes.iter()
+            .map(|&pe| {
+                if self.topology.is_local(pe) {
+                    local(pe)
+                } else {
+                    fetched.next().expect("one get per PE of another host")
+                }
+            })
+            .collect()
+    }
+
     /// Word `i` of PE `pe`'s staging area of team slot `slot`: a load on this host (Acquire), a
     /// network get from another.
     pub fn read_stage_word_of(&self, routine: &'static str, pe: usize, slot: usize, i: usize) -> u64 {
