@@ -579,7 +579,11 @@ impl Teams {
             entry.team.take().ok_or(Error::InvalidTeam { routine: ROUTINE })?
         };
         team.destroyed.store(true, Ordering::Relaxed);
-        if how == SlotRelease::Deferred && team.defers_destroy {
+        // Only a team made to defer may: any other asked to is released by signals, which
+        // need nothing of the other members.
+        let how =
+            if how == SlotRelease::Deferred && !team.defers_destroy { SlotRelease::Signals } else { how };
+        if how == SlotRelease::Deferred {
             let seq = self.deferrals.fetch_add(1, Ordering::Relaxed);
             let mut deferred = self.deferred.lock().unwrap_or_else(|e| e.into_inner());
             deferred.push(DeferredSlot { slot: team.slot, seq, members: team.pes.clone() });
