@@ -961,14 +961,15 @@ pub(super) fn alltoall(
             // To each other host's leader, the blocks of our host's members for that host's
             // members: for each member j there (in team order), block j of each of ours.
             op.wait_credit(exchange, credit);
+            let sources =
+                local.iter().map(|&i| at(rt, routine, src, all, op.pe(i))).collect::<Result<Vec<usize>>>()?;
             let mut packed = Vec::with_capacity(local.len() * widest * block);
             for g in groups.others() {
                 packed.clear();
                 for &j in groups.members(g) {
-                    for &i in local {
-                        let from = at(rt, routine, src, all, op.pe(i))?;
-                        // SAFETY: member i's source (arrived: ready and unchanged until we
-                        // release), block j.
+                    for &from in &sources {
+                        // SAFETY: a source of a member of our host (arrived: ready and
+                        // unchanged until we release), block j.
                         packed.extend_from_slice(unsafe {
                             std::slice::from_raw_parts((from + j * block) as *const u8, block)
                         });

@@ -355,30 +355,6 @@ impl Runtime {
             _ => self.stage_word(pe, slot, i).load(Ordering::Acquire),
         }
     }
-
-    /// Words `word..word + n` of team slot `slot` on PE `pe`: loads on this host, a network get
-    /// from another.
-    pub fn read_slot_words(
-        &self,
-        routine: &'static str,
-        pe: usize,
-        slot: usize,
-        word: usize,
-        n: usize,
-    ) -> Vec<u64> {
-        match &self.net {
-            Some(net) if !self.topology.is_local(pe) => {
-                let mut bytes = vec![0u8; n * 8];
-                if let Err(e) =
-                    net.get(routine, pe, Region::Ctrl, self.slot_word_offset(slot, word), &mut bytes)
-                {
-                    fatal(&e);
-                }
-                bytes.chunks_exact(8).map(|c| u64::from_ne_bytes(c.try_into().expect("8 bytes"))).collect()
-            }
-            _ => self.ctrl.slot(pe, slot)[word..word + n].iter().map(|w| w.load(Ordering::Acquire)).collect(),
-        }
-    }
 }
 
 /// Stops with a clear message when `len` bytes at `offset` would pass the end of a staging

@@ -203,9 +203,10 @@ pub fn describe(rt: &Runtime, team: &Arc<TeamInner>, mine: &Signature) -> Error 
     }
     team.sync_unchecked(rt);
     let mut calls: Vec<(Signature, Vec<usize>)> = Vec::new();
-    for i in 0..team.n_pes() {
-        // Mapped here for a PE of this host, fetched through the network for another.
-        let w = rt.read_slot_words("checked mode", team.pes.world_pe(i), team.slot, ARGS_AT, 2 + MAX_ARGS);
+    // Mapped here for a PE of this host, fetched through the network (all at once) for another.
+    let pes: Vec<usize> = (0..team.n_pes()).map(|i| team.pes.world_pe(i)).collect();
+    let published = rt.read_slot_words_of_all("checked mode", &pes, team.slot, ARGS_AT, 2 + MAX_ARGS);
+    for (i, w) in published.iter().enumerate() {
         let routine = (w[0] as usize).min(ROUTINES.len() - 1);
         let n = ((w[1] & 0xff) as usize).min(MAX_ARGS);
         let sig = if w[1] & PUBLISHED_FAILED != 0 {

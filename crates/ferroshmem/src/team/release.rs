@@ -14,8 +14,10 @@
 //! signals travel while this PE goes on.
 //!
 //! `shmem_team_destroy` takes this path for teams within one host with a core per PE (see
-//! [`signals`] for why not the others); the other teams synchronise at destroy and owe no
-//! signals. A Rust `Team` dropped without `destroy` (which cannot synchronise: the other
+//! [`signals`] for why not the others). Teams across hosts made while their members had
+//! credits *defer* instead (see [`defers`]): no signal and no sync, the slot waits for the
+//! next creation over a parent that holds them all. The other teams synchronise at destroy
+//! and owe no signals. A Rust `Team` dropped without `destroy` (which cannot synchronise: the other
 //! members need not be dropping it at the same time) always signals, so its slot is not
 //! reused before every member is done with it either.
 
