@@ -7,8 +7,10 @@
  *  - barrier: a central-counter barrier among N processes with no library and no data, each
  *    waiter checking a few times and then yielding (sleeping on a futex instead is several
  *    times slower here): what a real sync costs when the scheduler, not the algorithm, decides.
- *  - copy: the time for the bytes of one alltoall of 64 KiB blocks among N PEs (N * N blocks)
- *    copied by C processes at once, the only work such an alltoall must do on shared memory.
+ *  - copy: the time for the bytes of one alltoall of B-byte blocks among N PEs (N * N blocks;
+ *    B = 8, 64, 512, 4 KiB, 32 KiB, 64 KiB) copied by C processes at once, the only work such
+ *    an alltoall must do on shared memory. With N > C an alltoall must both copy and switch,
+ *    on the same cores: its floor is the sum of the sync and copy floors.
  * Output, one line each:
  *   floor switch <ns per switch>
  *   floor sync <npes> <us>             (ceil(npes / cores) - 1 switches)
@@ -113,7 +115,10 @@ static double alltoall_copy_us(size_t block, int npes, int cores) {
     }
     memset(src, 1, total);
     memset(dst, 2, total);
-    int iters = (int)(400 * 65536 * 64 / total) + 1;
+    /* About 25 ms per run (the fork of the copiers is timed too): 400 operations of 64 KiB
+     * blocks among 8, at most 100 000 of the smallest. */
+    size_t want = (size_t)400 * 65536 * 64 / total + 1;
+    int iters = (int)(want < 100000 ? want : 100000);
     double t[RUNS];
     for (int r = 0; r < RUNS; r++) {
         double t0 = now_s();
@@ -188,7 +193,8 @@ int main(int argc, char **argv) {
             printf("floor barrier %d %.3f\n", n, barrier_us(n));
         }
         int procs = n < cores ? n : cores;
-        printf("floor alltoall_copy 65536 %d %.3f\n", n, alltoall_copy_us(65536, n, procs));
+        for (size_t block = 8; block <= 65536; block = block == 32768 ? 65536 : block * 8)
+            printf("floor alltoall_copy %zu %d %.3f\n", block, n, alltoall_copy_us(block, n, procs));
         fflush(stdout);
     }
     return 0;

@@ -175,6 +175,20 @@ pub trait Group {
     fn wait_deliveries(&self, _rt: &Runtime) {
         unreachable!("only groups that can push deliver")
     }
+    /// Oversubscribed alltoalls among at most 64 members: enters the collective and returns
+    /// the members that entered before this PE (a bit each), in one atomic order that every
+    /// member sees alike. Of each pair of members, the one that entered second moves both
+    /// blocks between them (its own into the other's destination, the other's into its own)
+    /// and counts the pair on both ([`Group::delivered`]); so each byte is copied once, and a
+    /// PE runs once per alltoall however the scheduler orders them. None (nothing done) when
+    /// not applicable; every member makes the same choice.
+    fn enter_in_order(&mut self, _rt: &Runtime) -> Option<u64> {
+        None
+    }
+    /// Ends an in-order alltoall: a sync, once every member has moved its pairs.
+    fn leave_in_order(&mut self, _rt: &Runtime) {
+        unreachable!("only groups that enter in order leave in order")
+    }
     /// After an eager broadcast: keeps eager collectives two epochs long when oversubscribed
     /// (as the others are with their sync), so consecutive ones alternate scratch buffers.
     fn pad_epoch(&mut self, _rt: &Runtime) {}

@@ -55,8 +55,8 @@ mod team_group;
 pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
 
 pub(crate) use crate::team::slot_layout::{
-    CENTRAL_WORDS, SCRATCH_WORDS, W_ARRIVE, W_CENTRAL, W_DELIVERED, W_ENTER, W_LAST, W_SCRATCH, W_STAGE_LAST,
-    W_WORD,
+    CENTRAL_WORDS, SCRATCH_WORDS, W_ARRIVE, W_CENTRAL, W_DELIVERED, W_ENTER, W_ENTRANTS, W_LAST, W_SCRATCH,
+    W_STAGE_LAST, W_WORD,
 };
 pub use active_set::{ActiveSet, PSYNC_WORDS};
 pub(crate) use algorithms::checked_reduce_name;

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::{
     copy, EagerBuf, Group, Staging, CENTRAL_WORDS, EAGER_BYTES, SCRATCH_WORDS, SHARED_STAGE_BYTES,
     STAGED_BLOCK_BYTES, STAGED_BROADCAST_BYTES, STAGE_HALF, STAGE_RING, STAGE_RING_BYTES, STAGE_RING_ENTRIES,
-    STAGE_TAGS, W_ARRIVE, W_CENTRAL, W_DELIVERED, W_ENTER, W_LAST, W_SCRATCH, W_STAGE_LAST, W_WORD,
+    STAGE_TAGS, W_ARRIVE, W_CENTRAL, W_DELIVERED, W_ENTER, W_ENTRANTS, W_LAST, W_SCRATCH, W_STAGE_LAST,
+    W_WORD,
 };
 use crate::error::Result;
 use crate::runtime::{add_to_tagged_count, tagged_count, Runtime, CENTRAL_COUNT_BITS};
@@ -358,6 +359,37 @@ impl Group for TeamGroup<'_> {
         if self.n() > 1 {
             rt.wait_until(rt.my_pe, || word.load(Ordering::Acquire) == all);
         }
+    }
+    /// The entrants word lives on member 0. The last member to enter clears it before it moves
+    /// any pair, so no member can reach the next in-order alltoall (it needs its pair with
+    /// the last one moved) before the word is clear; a completed alltoall leaves it clear for
+    /// whatever team gets the slot next.
+    fn enter_in_order(&mut self, rt: &Runtime) -> Option<u64> {
+        let n = self.n();
+        if !rt.wait.oversubscribed || !(2..=64).contains(&n) {
+            return None;
+        }
+        self.epoch = self.team.next_epoch();
+        self.eager = false;
+        let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
+        mine[W_ENTER].store(self.epoch, Ordering::Relaxed);
+        mine[W_ARRIVE].store(self.epoch, Ordering::Release);
+        rt.notify(rt.my_pe);
+        let all = u64::MAX >> (64 - n);
+        let entrants = &rt.ctrl.slot(self.pe(0), self.team.slot)[W_ENTRANTS];
+        // AcqRel: the caller's source is visible to every later entrant, and every earlier
+        // entrant's source and free destination to this PE.
+        let before = entrants.fetch_or(1 << self.me(), Ordering::AcqRel);
+        if before | 1 << self.me() == all {
+            // Ordered before this PE's deliveries (Release) that let the others go on.
+            entrants.store(0, Ordering::Relaxed);
+        }
+        Some(before)
+    }
+    fn leave_in_order(&mut self, rt: &Runtime) {
+        self.team.sync_unchecked(rt);
+        // Every member published W_ENTER = this epoch before it arrived.
+        self.team.raise_entered_floor(self.epoch);
     }
     fn fetch(&self, rt: &Runtime, i: usize, buf: &mut EagerBuf) -> usize {
         let entry = &rt.ctrl.slot(self.pe(i), self.team.slot)[W_SCRATCH + self.entry(rt)..];

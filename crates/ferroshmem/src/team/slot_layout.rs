@@ -39,6 +39,9 @@ pub(crate) const W_STAGE_LAST: usize = 76;
 /// The blocks other members pushed into this PE's destination in the current collective, a
 /// tagged count (a cache line of its own).
 pub(crate) const W_DELIVERED: usize = 80;
+/// (On member 0) the members that have entered the current in-order alltoall, a bit each
+/// (`coll::Group::enter_in_order`); the last to enter clears it (a cache line of its own).
+pub(crate) const W_ENTRANTS: usize = 88;
 /// The two buffers of `split_color` entries (`team::color`).
 pub(crate) const W_COLOR: usize = 96;
 /// Words of one `split_color` entry: tag, color + 1 (0: undefined), key.
@@ -99,6 +102,7 @@ pub(crate) const FIELDS: &[(&str, usize, usize)] = &[
     ("enter", W_ENTER, 1),
     ("staged ring's last write", W_STAGE_LAST, 2),
     ("delivered", W_DELIVERED, 8),
+    ("alltoall entrants", W_ENTRANTS, 8),
     ("split_color entries", W_COLOR, 2 * COLOR_ENTRY_WORDS),
     ("team description", W_DESC, DESC_WORDS),
     ("release signals", W_RELEASED, 1),
