@@ -1,4 +1,4 @@
-// oshrun-test: npes=1,2,3,5,8,12 expect-exit=0 timeout=240
+// oshrun-test: npes=1,2,3,5,7,8,12 expect-exit=0 timeout=240
 // oshrun-test: npes=4 expect-exit=0 timeout=300 env=COLL_BIG=1
 // oshrun-test: npes=4,8 expect-exit=0 timeout=240 env=SHMEMX_CORES=64
 // oshrun-test: npes=2 expect-exit=0 timeout=240 env=SHMEMX_CORES=1
@@ -234,14 +234,26 @@ int main(void) {
              shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &reversed), 0);
     int xr = npes >= 6 ? 3 : 2;
     CHECK_EQ("split_2d", shmem_team_split_2d(SHMEM_TEAM_WORLD, xr, NULL, 0, &row, NULL, 0, &col), 0);
-    /* Arbitrary order: PE 0 draws the id and broadcasts it; member index (7 me + 3) mod n. */
+    /* Arbitrary order: PE 0 draws the id and broadcasts it; member index (m me + 3) mod n, with m
+     * the first of 7, 9, 11, ... prime to n (so the indices are a permutation at every n). */
+    int mul = 7;
+    for (;;) {
+        int a = mul, b = npes;
+        while (b) {
+            int t = a % b;
+            a = b;
+            b = t;
+        }
+        if (a == 1) break;
+        mul += 2;
+    }
     static uint64_t id;
     if (me == 0) CHECK_EQ("uniqueid", shmemx_team_get_uniqueid(&id), 0);
     shmem_barrier_all();
     CHECK_EQ("broadcast id", shmem_uint64_broadcast(SHMEM_TEAM_WORLD, &id, &id, 1, 0), 0);
     shmemx_team_config_t cfg = {0, id};
-    CHECK_EQ("team_init", shmemx_team_init(&arb, &cfg, SHMEMX_TEAM_CONFIG_UNIQUEID, npes, (7 * me + 3) % npes), 0);
-    CHECK_EQ("arb index", shmem_team_my_pe(arb), (7 * me + 3) % npes);
+    CHECK_EQ("team_init", shmemx_team_init(&arb, &cfg, SHMEMX_TEAM_CONFIG_UNIQUEID, npes, (mul * me + 3) % npes), 0);
+    CHECK_EQ("arb index", shmem_team_my_pe(arb), (mul * me + 3) % npes);
     run_team(evens, "evens", big);
     run_team(reversed, "reversed", big);
     run_team(row, "row", big);

@@ -35,11 +35,6 @@ pub const ENV_TEAM_SLOTS: &str = "SHMEMX_TEAM_SLOTS";
 pub const DEFAULT_HEAP_SIZE: usize = 512 << 20;
 /// Default number of team slots per PE.
 pub const DEFAULT_TEAM_SLOTS: usize = 8192;
-/// Team slots of each PE beyond `SHMEMX_TEAM_SLOTS`: as many as destroyed teams may wait,
-/// deferred, for their slots' reuse (`team::slots`), so that they never take one of the
-/// slots a program was promised.
-pub(crate) const DEFERRED_SLOTS: usize = crate::team::slots::DEFER_CREDITS;
-
 const MAGIC: u64 = 0x4645_5252_4f53_484d; // "FERROSHM"
 const LAYOUT_VERSION: u32 = 6;
 /// Granule of the big regions: a huge-page multiple keeps heaps well aligned.
@@ -151,8 +146,9 @@ pub struct Layout {
     pub heap_size: usize,
     /// Team slots of each PE that teams may hold (`SHMEMX_TEAM_SLOTS`).
     pub team_slots: usize,
-    /// Team slots of each PE in memory: `team_slots` and [`DEFERRED_SLOTS`] more, which
-    /// only slots of destroyed teams waiting to be reused take (`team::slots`).
+    /// Team slots of each PE in memory: `team_slots` and `team::slots::DEFER_CREDITS` more,
+    /// which only slots of destroyed teams waiting to be reused take, so that they never take
+    /// one of the slots a program was promised (`team::slots::slots_in_memory`).
     pub slot_count: usize,
     /// Bytes from one PE's control block to the next.
     pub ctrl_stride: usize,
@@ -175,7 +171,7 @@ impl Layout {
         }
         let heap_size = round_up(heap_size.max(REGION_ALIGN), REGION_ALIGN);
         let slot_words = slot_words(n_pes);
-        let slot_count = team_slots + DEFERRED_SLOTS;
+        let slot_count = crate::team::slots::slots_in_memory(team_slots);
         let stages = round_up(
             CTRL_FIXED + RDV_RECORDS * rdv_record_words(n_pes) * 8 + slot_count * slot_words * 8,
             PAGE,

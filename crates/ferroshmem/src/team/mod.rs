@@ -424,7 +424,7 @@ impl Teams {
                 PREDEFINED + 1
             )));
         }
-        let slot_count = capacity + slots::DEFER_CREDITS;
+        let slot_count = slots::slots_in_memory(capacity);
         let entries: Box<[RwLock<HandleEntry>]> = (0..slot_count).map(|_| RwLock::default()).collect();
         let mirrors: Box<[Mirror]> = (0..slot_count).map(|_| Mirror::default()).collect();
         let world = Arc::new(TeamInner::new(

@@ -24,6 +24,12 @@
 /// Slots of each PE that may wait, deferred, at once (and credits of this PE's table).
 pub const DEFER_CREDITS: usize = 4;
 
+/// Slots of each PE in memory for `capacity` that teams may hold: the deferred ones come on
+/// top (the one place that says so: the job's layout, the handle table and [`SlotTable`]).
+pub const fn slots_in_memory(capacity: usize) -> usize {
+    capacity + DEFER_CREDITS
+}
+
 /// Free/reserved bookkeeping of one PE's slots.
 #[derive(Debug)]
 pub struct SlotTable {
@@ -49,7 +55,7 @@ pub struct SlotTable {
 impl SlotTable {
     /// All `capacity` slots available except the first `predefined` (taken by predefined teams).
     pub fn new(capacity: usize, predefined: usize) -> Self {
-        let slots = capacity + DEFER_CREDITS;
+        let slots = slots_in_memory(capacity);
         let words = slots.div_ceil(64);
         let mut t = SlotTable {
             capacity,
@@ -239,7 +245,7 @@ mod tests {
         #[test]
         fn lowest_available_matches_a_linear_scan(cap in 1usize..9000, ops in proptest::collection::vec((0usize..9000, any::<bool>()), 0..300), from in 0usize..9100) {
             let mut t = SlotTable::new(cap, 4.min(cap));
-            let slots = cap + DEFER_CREDITS;
+            let slots = slots_in_memory(cap);
             let mut model: Vec<bool> = (0..slots).map(|s| s >= 4).collect();
             for (s, take) in ops {
                 let s = s % slots;
