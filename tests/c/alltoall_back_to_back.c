@@ -66,15 +66,16 @@ static void run(shmem_team_t t, const char *name) {
 int main(void) {
     shmem_init();
     int npes = shmem_n_pes();
-    run(SHMEM_TEAM_WORLD, "world");
-    shmem_team_t reversed = SHMEM_TEAM_INVALID, odds = SHMEM_TEAM_INVALID;
-    CHECK_EQ("split reversed", shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &reversed),
+    /* The world; the reversed world (member 0 is the last PE); the odd PEs (none at 1 PE). */
+    shmem_team_t teams[3] = {SHMEM_TEAM_WORLD, SHMEM_TEAM_INVALID, SHMEM_TEAM_INVALID};
+    const char *names[3] = {"world", "reversed", "odds"};
+    CHECK_EQ("split reversed", shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &teams[1]),
              0);
     if (npes > 1)
-        CHECK_EQ("split odds", shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, npes / 2, NULL, 0, &odds), 0);
-    run(reversed, "reversed");
-    run(odds, "odds");
-    run(SHMEM_TEAM_WORLD, "world again");
+        CHECK_EQ("split odds", shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, npes / 2, NULL, 0, &teams[2]), 0);
+    /* Each team twice, the teams in turn, so that slots and epochs of several teams interleave. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < 3; k++) run(teams[k], names[k]);
     shmem_barrier_all();
     if (shmem_my_pe() == 0) printf("ok\n");
     shmem_finalize();

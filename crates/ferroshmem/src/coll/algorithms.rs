@@ -353,6 +353,18 @@ fn alltoalls_body(
     at(rt, routine, src, src_extent, rt.my_pe)?;
     let me = g.me();
     let block = nelems * elem;
+    let copy_block = |to: usize, from: usize| {
+        if dst == 1 && sst == 1 {
+            // SAFETY: (every caller: in order, push, pull) checked extents; only this PE
+            // touches this block now (the pair's mover, the pusher, the puller).
+            unsafe { copy(to, from, block) };
+        } else {
+            for e in 0..nelems {
+                // SAFETY: as above, element by element.
+                unsafe { copy(to + e * dst * elem, from + e * sst * elem, elem) };
+            }
+        }
+    };
     if (IN_ORDER_MIN_BYTES + 1..=IN_ORDER_MAX_BYTES).contains(&n.saturating_mul(block)) && n <= 64 {
         // Every member's buffers must map before any member enters (the others would wait).
         for j in 0..n {
@@ -361,18 +373,6 @@ fn alltoalls_body(
         }
         if let Some(before) = g.enter_in_order(rt) {
             let (dest_block, src_block) = (nelems * dst * elem, nelems * sst * elem);
-            let copy_block = |to: usize, from: usize| {
-                if dst == 1 && sst == 1 {
-                    // SAFETY: (every caller) checked extents; the pair's mover alone touches
-                    // these blocks now.
-                    unsafe { copy(to, from, block) };
-                } else {
-                    for e in 0..nelems {
-                        // SAFETY: as above, element by element.
-                        unsafe { copy(to + e * dst * elem, from + e * sst * elem, elem) };
-                    }
-                }
-            };
             copy_block(dest + me * dest_block, src + me * src_block);
             for j in (1..n).map(|k| (me + k) % n).filter(|&j| before & 1 << j != 0) {
                 // Member j entered first: its source is stable and its destination free until
@@ -407,17 +407,6 @@ fn alltoalls_body(
         }
         return Ok(());
     }
-    let copy_block = |to: usize, from: usize| {
-        if dst == 1 && sst == 1 {
-            // SAFETY: (both callers) checked extents; nobody else touches this block now.
-            unsafe { copy(to, from, block) };
-        } else {
-            for e in 0..nelems {
-                // SAFETY: as above, element by element.
-                unsafe { copy(to + e * dst * elem, from + e * sst * elem, elem) };
-            }
-        }
-    };
     if g.can_push(rt) {
         // Push: block j goes straight into member j's dest once j has entered (its dest is
         // free), members that have entered first; then this PE waits for the n - 1 blocks
