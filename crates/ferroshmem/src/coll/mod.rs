@@ -20,7 +20,9 @@
 //! entered. A closing sync makes every source reusable on return. Larger alltoalls with more PEs
 //! than cores *push* instead ([`Group::can_push`]): each block is written into its owner's
 //! destination once the owner has entered and counted there (`W_DELIVERED`); nobody reads
-//! another PE's buffers, so there is no closing sync.
+//! another PE's buffers, so there is no closing sync. Medium alltoalls with more PEs than
+//! cores go *in order* ([`Group::enter_in_order`], `in_order`): of each pair of members, the
+//! one that entered second moves both blocks, then one central sync.
 //!
 //! Synchronisation lives on the team's own slot (slot words 64..384 placed by `team::slot_layout`: `W_ARRIVE`, `W_WORD`,
 //! `W_ENTER`, the scratch ring, the central mailbox; the team sync before them), with epochs
@@ -38,7 +40,8 @@
 //! rings, staging, exchanges, pushes); `active_set` the deprecated active set's pSync group
 //! ([`ActiveSet`]); `algorithms` the collectives written once over any group (broadcast,
 //! fcollect, collect, alltoall(s), reductions); `active` how an active set finds its team;
-//! `hier` and `across` the collectives of teams across hosts; `api` the safe API's team
+//! `in_order` the entrants word of in-order alltoalls; `hier` and `across` the
+//! collectives of teams across hosts; `api` the safe API's team
 //! collectives; `ops` the reduction operators.
 #![allow(unsafe_code)]
 
@@ -49,6 +52,7 @@ mod algorithms;
 pub mod api;
 mod group;
 pub(crate) mod hier;
+mod in_order;
 pub mod ops;
 mod team_group;
 

@@ -375,16 +375,10 @@ impl Group for TeamGroup<'_> {
         mine[W_ENTER].store(self.epoch, Ordering::Relaxed);
         mine[W_ARRIVE].store(self.epoch, Ordering::Release);
         rt.notify(rt.my_pe);
-        let all = u64::MAX >> (64 - n);
         let entrants = &rt.ctrl.slot(self.pe(0), self.team.slot)[W_ENTRANTS];
-        // AcqRel: the caller's source is visible to every later entrant, and every earlier
-        // entrant's source and free destination to this PE.
-        let before = entrants.fetch_or(1 << self.me(), Ordering::AcqRel);
-        if before | 1 << self.me() == all {
-            // Ordered before this PE's deliveries (Release) that let the others go on.
-            entrants.store(0, Ordering::Relaxed);
-        }
-        Some(before)
+        // The closing sync (`leave_in_order`) releases nobody before the last entrant, which
+        // cleared the word, arrives.
+        Some(super::in_order::enter(entrants, self.me(), n))
     }
     fn leave_in_order(&mut self, rt: &Runtime) {
         self.team.sync_unchecked(rt);
