@@ -2,19 +2,21 @@
 //!
 //! glibc's `memcpy` moves blocks up to the L2 size with `rep movsb` and larger ones with vector
 //! loops on AMD processors (it keeps `rep movsb` up to its non-temporal threshold on Intel).
-//! On the Zen 5 of this project's machine `rep movsb` (ERMS) was faster from 512 KiB up, and
-//! never slower, measured with private 4 KiB-aligned buffers, best of 3 (docs/PERFORMANCE.md,
-//! "Put and get bandwidth"): 1 MiB 71.7 against 59.6 GB/s, 8 MiB 66.2 against 61.4, 16 MiB
-//! 47.5 against 37.0, 64 MiB 28.1 against 22.8; at 512 KiB glibc's copy was 48.6 or 102 GB/s
-//! from run to run and `rep movsb` 104.7. With the destination one byte off the source's
-//! alignment both took the same time. So puts and gets of [`BULK_BYTES`] or more copy with
-//! `rep movsb` where the CPU has ERMS, and with `memmove` otherwise.
+//! On the Zen 5 of this project's machine `rep movsb` (ERMS) was faster from 1 MiB up,
+//! measured with private 4 KiB-aligned buffers, best of 3 (docs/PERFORMANCE.md, "Put and get
+//! bandwidth"): 1 MiB 71.7 against 59.6 GB/s, 8 MiB 66.2 against 61.4, 16 MiB 47.5 against
+//! 37.0, 64 MiB 28.1 against 22.8. With the destination one byte off the source's alignment
+//! both took the same time. At 512 KiB (source and destination together the size of a core's
+//! L2) the best of 3 was the same, but across launches `rep movsb` fell to 33-56 GB/s more
+//! often: 10 of 28 launches of `put_bw` against 3 of 28 with `memmove`, alternating (2 and 8
+//! PEs). So puts and gets of [`BULK_BYTES`] or more copy with `rep movsb` where the CPU has
+//! ERMS, and with `memmove` otherwise.
 #![allow(unsafe_code)]
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Puts and gets of this many bytes or more use [`copy`]'s `rep movsb`.
-pub(crate) const BULK_BYTES: usize = 512 << 10;
+pub(crate) const BULK_BYTES: usize = 1 << 20;
 
 /// 0: not probed yet, 1: ERMS (copy with `rep movsb`), 2: use `memmove`.
 static METHOD: AtomicU8 = AtomicU8::new(0);
