@@ -2,16 +2,17 @@
 /* Destroys that hand their slot on late. Across hosts a team's destroy neither synchronises
  * nor signals: the slot waits until the next team creation over a parent that holds all the
  * team's members (docs/ARCHITECTURE.md, "Epochs instead of resets").
- * 1. Back to back, 300 times: split a team of every PE (or split_2d), broadcast from a root
- *    that returns before the others have read (eager), reduce, destroy. A slot handed to the
- *    next team too early shows as a wrong value or a hang.
+ * 1. Back to back, 300 times: split a team of every PE (split_strided, or split_color with
+ *    one color), or split_2d, or split_color into the even and the odd PEs; broadcast from a
+ *    root that returns before the others have read (eager), reduce, destroy. A slot handed to
+ *    the next team too early shows as a wrong value or a hang.
  * 2. Slots waiting so never take one that the program was promised: after destroying teams
  *    of the world, creations from a parent that does not hold their members (the PEs with
  *    this PE's local rank) still make exactly as many teams as shmemx_team_info had room for,
  *    then fail with SHMEMX_TEAM_ERR_NO_SLOT; after all are destroyed, creation works again
  *    and every slot is back.
- * 3. A lagging reader: PE 0 broadcasts on a team of every PE and destroys it while PE 1 is
- *    still computing (so still to read PE 0's copy of the slot), then PE 0 makes a team from
+ * 3. A lagging reader: PE 0 broadcasts on a team of every PE (split_strided or split_color,
+ *    in turn) and destroys it while PE 1 is still computing (so still to read PE 0's copy of the slot), then PE 0 makes a team from
  *    a parent without PE 1 and broadcasts on it. Were PE 0's slot reused for that team,
  *    PE 1 would read the second broadcast's value. */
 #include <shmemx.h>
@@ -42,10 +43,18 @@ int main(void) {
 
     for (int r = 0; r < ROUNDS; r++) {
         shmem_team_t t = SHMEM_TEAM_INVALID, other = SHMEM_TEAM_INVALID;
-        if (r % 3 == 2) {
-            CHECK_EQ("split_2d", shmem_team_split_2d(SHMEM_TEAM_WORLD, npes > 1 ? 2 : 1, NULL, 0, &t, NULL, 0, &other), 0);
-        } else {
+        switch (r % 4) {
+        case 0:
             CHECK_EQ("split_strided", shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t), 0);
+            break;
+        case 1:
+            CHECK_EQ("split_color (one)", shmemx_team_split_color(SHMEM_TEAM_WORLD, 0, me, NULL, 0, &t), 0);
+            break;
+        case 2:
+            CHECK_EQ("split_2d", shmem_team_split_2d(SHMEM_TEAM_WORLD, npes > 1 ? 2 : 1, NULL, 0, &t, NULL, 0, &other), 0);
+            break;
+        default:
+            CHECK_EQ("split_color (parity)", shmemx_team_split_color(SHMEM_TEAM_WORLD, me % 2, -me, NULL, 0, &t), 0);
         }
         int n = shmem_team_n_pes(t), my = shmem_team_my_pe(t);
         int root = r % n;
@@ -98,7 +107,10 @@ int main(void) {
              shmemx_team_split_color(SHMEM_TEAM_WORLD, me == 1 ? SHMEMX_COLOR_UNDEFINED : 0, me, NULL, 0, &others), 0);
     for (int r = 0; r < 20; r++) {
         shmem_team_t all, u;
-        CHECK_EQ("split of the world", shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &all), 0);
+        if (r % 2)
+            CHECK_EQ("split_color of the world", shmemx_team_split_color(SHMEM_TEAM_WORLD, 5, me, NULL, 0, &all), 0);
+        else
+            CHECK_EQ("split of the world", shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &all), 0);
         if (me == 1) compute_for(2000);
         value = me == 0 ? 7000L + r : -1;
         got = -2;

@@ -753,7 +753,11 @@ impl CreateRequest {
         let spanning = match &plan {
             Plan::One(Some((pes, _))) => [release::defers(rt, pes), false],
             Plan::Two((x, _), (y, _)) => [release::defers(rt, x), release::defers(rt, y)],
-            Plan::One(None) | Plan::Color { .. } => [false, false],
+            // A color's members are known only once the agreement has succeeded: every PE
+            // with a color takes a credit if the parent spans hosts (the same on every
+            // member), and gives it back afterwards if its team turns out not to.
+            Plan::Color { color: Some(_), .. } => [release::defers(rt, &parent.pes), false],
+            Plan::One(None) | Plan::Color { color: None, .. } => [false, false],
         };
         let agreement = SlotAgreement::start(rt, parent.clone(), axes, member, code, hash, spanning);
         CreateRequest {
@@ -868,25 +872,24 @@ impl CreateRequest {
             }
             Agreed::Slots { slots, base_epoch, defers } => {
                 let made = self.made;
-                let make = |(pes, config): (PeSet, TeamConfig), axis: usize, made: Made| {
+                let make = |(pes, config): (PeSet, TeamConfig), axis: usize, made: Made, defers: bool| {
                     let me = pes.index_of(rt.my_pe).expect("a planned member is in its team");
                     let slot = slots[axis];
                     activity::describe_team(rt, slot, made, &pes);
-                    let team = Arc::new(
-                        TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User).deferring(defers[axis]),
-                    );
+                    let team =
+                        Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User).deferring(defers));
                     rt.teams.register(team.clone());
                     team
                 };
                 let plan = std::mem::replace(&mut self.plan, Plan::One(None));
                 self.created = Some(match plan {
-                    Plan::One(m) => Created::One(m.map(|m| make(m, 0, made))),
+                    Plan::One(m) => Created::One(m.map(|m| make(m, 0, made, defers[0]))),
                     Plan::Two(x, y) => {
                         let column = match made {
                             Made::Split2dRow { parent, xrange } => Made::Split2dColumn { parent, xrange },
                             other => other,
                         };
-                        Created::Two(make(x, 0, made), make(y, 1, column))
+                        Created::Two(make(x, 0, made, defers[0]), make(y, 1, column, defers[1]))
                     }
                     Plan::Color { color, config, round } => {
                         let Progress::Split { parent, .. } = &self.progress else {
@@ -898,7 +901,13 @@ impl CreateRequest {
                                 .pes
                                 .split_color(&entries, parent.my_index, rt.n_pes)
                                 .expect("this PE's color is defined");
-                            make((pes, config), 0, made)
+                            // Every member of the color decides alike: the agreement's answer
+                            // and the team's own span.
+                            let spans = release::defers(rt, &pes);
+                            if defers[0] && !spans {
+                                rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).give_credits(1);
+                            }
+                            make((pes, config), 0, made, defers[0] && spans)
                         });
                         color::done(parent);
                         Created::One(team)
