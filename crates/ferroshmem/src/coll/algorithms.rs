@@ -365,30 +365,23 @@ fn alltoalls_body(
             }
         }
     };
-    if (IN_ORDER_MIN_BYTES + 1..=IN_ORDER_MAX_BYTES).contains(&n.saturating_mul(block)) && n <= 64 {
+    if (IN_ORDER_MIN_BYTES + 1..=IN_ORDER_MAX_BYTES).contains(&n.saturating_mul(block)) && g.in_order(rt) {
         // Every member's buffers must map before any member enters (the others would wait).
         for j in 0..n {
             at(rt, routine, dest, dest_extent, g.pe(j))?;
             at(rt, routine, src, src_extent, g.pe(j))?;
         }
-        if let Some(before) = g.enter_in_order(rt) {
-            let (dest_block, src_block) = (nelems * dst * elem, nelems * sst * elem);
-            copy_block(dest + me * dest_block, src + me * src_block);
-            for j in (1..n).map(|k| (me + k) % n).filter(|&j| before & 1 << j != 0) {
-                // Member j entered first: its source is stable and its destination free until
-                // it counts this pair.
-                copy_block(
-                    at(rt, routine, dest, dest_extent, g.pe(j))? + me * dest_block,
-                    src + j * src_block,
-                );
-                copy_block(
-                    dest + j * dest_block,
-                    at(rt, routine, src, src_extent, g.pe(j))? + me * src_block,
-                );
-            }
-            g.leave_in_order(rt);
-            return Ok(());
+        let before = g.enter_in_order(rt);
+        let (dest_block, src_block) = (nelems * dst * elem, nelems * sst * elem);
+        copy_block(dest + me * dest_block, src + me * src_block);
+        for j in (1..n).map(|k| (me + k) % n).filter(|&j| before & 1 << j != 0) {
+            // Member j entered first: its source is stable and its destination free until the
+            // closing sync, which it cannot leave before this PE arrives.
+            copy_block(at(rt, routine, dest, dest_extent, g.pe(j))? + me * dest_block, src + j * src_block);
+            copy_block(dest + j * dest_block, at(rt, routine, src, src_extent, g.pe(j))? + me * src_block);
         }
+        g.leave_in_order(rt);
+        return Ok(());
     }
     if dst == 1 && sst == 1 && g.exchange(rt, src, block, n, me) {
         for i in 0..n {

@@ -175,15 +175,18 @@ pub trait Group {
     fn wait_deliveries(&self, _rt: &Runtime) {
         unreachable!("only groups that can push deliver")
     }
-    /// Oversubscribed alltoalls among at most 64 members: enters the collective and returns
-    /// the members that entered before this PE (a bit each), in one atomic order that every
-    /// member sees alike. Of each pair of members, the one that entered second moves both
-    /// blocks between them (its own into the other's destination, the other's into its own)
-    /// and counts the pair on both ([`Group::delivered`]); so each byte is copied once, and a
-    /// PE runs once per alltoall however the scheduler orders them. None (nothing done) when
-    /// not applicable; every member makes the same choice.
-    fn enter_in_order(&mut self, _rt: &Runtime) -> Option<u64> {
-        None
+    /// Whether alltoalls may go in order ([`Group::enter_in_order`]): oversubscribed groups of
+    /// 2 to 64 members with a place for the entrants word. Every member gives the same answer.
+    fn in_order(&self, _rt: &Runtime) -> bool {
+        false
+    }
+    /// After [`Group::in_order`]: enters the alltoall and returns the members that entered
+    /// before this PE (a bit each), in one atomic order that every member sees alike. Of each
+    /// pair of members, the one that entered second moves both blocks between them (its own
+    /// into the other's destination, the other's into its own); so each byte is copied once,
+    /// and a PE runs once per alltoall however the scheduler orders them.
+    fn enter_in_order(&mut self, _rt: &Runtime) -> u64 {
+        unreachable!("only groups that go in order enter in order")
     }
     /// Ends an in-order alltoall: a sync, once every member has moved its pairs.
     fn leave_in_order(&mut self, _rt: &Runtime) {

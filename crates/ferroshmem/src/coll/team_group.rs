@@ -364,11 +364,10 @@ impl Group for TeamGroup<'_> {
     /// any pair, so no member can reach the next in-order alltoall (it needs its pair with
     /// the last one moved) before the word is clear; a completed alltoall leaves it clear for
     /// whatever team gets the slot next.
-    fn enter_in_order(&mut self, rt: &Runtime) -> Option<u64> {
-        let n = self.n();
-        if !rt.wait.oversubscribed || !(2..=64).contains(&n) {
-            return None;
-        }
+    fn in_order(&self, rt: &Runtime) -> bool {
+        rt.wait.oversubscribed && (2..=64).contains(&self.n())
+    }
+    fn enter_in_order(&mut self, rt: &Runtime) -> u64 {
         self.epoch = self.team.next_epoch();
         self.eager = false;
         let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
@@ -378,7 +377,7 @@ impl Group for TeamGroup<'_> {
         let entrants = &rt.ctrl.slot(self.pe(0), self.team.slot)[W_ENTRANTS];
         // The closing sync (`leave_in_order`) releases nobody before the last entrant, which
         // cleared the word, arrives.
-        Some(super::in_order::enter(entrants, self.me(), n))
+        super::in_order::enter(entrants, self.me(), self.n())
     }
     fn leave_in_order(&mut self, rt: &Runtime) {
         self.team.sync_unchecked(rt);
