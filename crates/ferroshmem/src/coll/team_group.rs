@@ -360,10 +360,10 @@ impl Group for TeamGroup<'_> {
             rt.wait_until(rt.my_pe, || word.load(Ordering::Acquire) == all);
         }
     }
-    /// The entrants word lives on member 0. The last member to enter clears it before it moves
-    /// any pair, so no member can reach the next in-order alltoall (it needs its pair with
-    /// the last one moved) before the word is clear; a completed alltoall leaves it clear for
-    /// whatever team gets the slot next.
+    /// The entrants word lives on member 0. The last member to enter clears it before it
+    /// arrives in the closing sync, so no member can reach the next in-order alltoall (it must
+    /// first leave that sync) before the word is clear; a completed alltoall leaves it clear
+    /// for whatever team gets the slot next.
     fn in_order(&self, rt: &Runtime) -> bool {
         rt.wait.oversubscribed && (2..=64).contains(&self.n())
     }
