@@ -6,6 +6,16 @@
 
 use std::sync::atomic::Ordering;
 
+/// Environment variable: `FSH_ALLTOALL_IN_ORDER=0` turns in-order alltoalls off (for A/B
+/// measurements; every PE must see the same value).
+pub(crate) const ENV_IN_ORDER: &str = "FSH_ALLTOALL_IN_ORDER";
+
+/// Whether in-order alltoalls are on (see [`ENV_IN_ORDER`]).
+pub(crate) fn enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var(ENV_IN_ORDER).map_or(true, |v| v != "0"))
+}
+
 /// A 64-bit atomic word: std's in the runtime, loom's in the model.
 pub(crate) trait BitWord {
     fn fetch_or(&self, bits: u64, order: Ordering) -> u64;

@@ -365,7 +365,7 @@ impl Group for TeamGroup<'_> {
     /// first leave that sync) before the word is clear; a completed alltoall leaves it clear
     /// for whatever team gets the slot next.
     fn in_order(&self, rt: &Runtime) -> bool {
-        rt.wait.oversubscribed && (2..=64).contains(&self.n())
+        rt.wait.oversubscribed && (2..=64).contains(&self.n()) && super::in_order::enabled()
     }
     fn enter_in_order(&mut self, rt: &Runtime) -> u64 {
         self.epoch = self.team.next_epoch();
