@@ -88,7 +88,7 @@ impl Call<'_> {
     /// Put of `nbytes` followed by the signal update.
     ///
     /// # Safety
-    /// As [`Self::put`].
+    /// As [`Self::copy`] (a put).
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub unsafe fn put_signal(

@@ -225,7 +225,7 @@ impl Layout {
     }
 
     /// Address space that every PE of the job reserves: the file up to the static data, plus
-    /// the slack that puts its heap on a [`MAX_HEAP_ALIGN`] boundary.
+    /// the slack that puts its heap on a `MAX_HEAP_ALIGN` boundary.
     pub fn address_space(&self) -> usize {
         self.fixed_len().saturating_add(MAX_HEAP_ALIGN)
     }

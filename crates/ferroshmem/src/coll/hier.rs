@@ -22,7 +22,7 @@
 //!
 //! Nothing is written into another PE's destination before that PE has entered the
 //! collective (programs reuse a destination in back-to-back collectives, as on one host):
-//! within a host a writer waits for the owner's [`W_ENTER`](super::W_ENTER); between hosts
+//! within a host a writer waits for the owner's [`super::W_ENTER`]; between hosts
 //! small payloads go into the receiver's *staging area* instead, and larger ones wait until
 //! the leaders met (or, in a broadcast, the receiving leaders said "entered"). Staged exchanges are numbered
 //! by the team's count, which every member counts alike, and alternate two halves of the
