@@ -16,7 +16,7 @@
 
 #define MAXPES 16
 #define MAXBLOCK (48 << 10)
-#define ROUNDS 150
+#define ROUNDS 90
 
 static uint8_t src[MAXPES * MAXBLOCK], dst[MAXPES * MAXBLOCK];
 static long sum_in, sum_out;

@@ -137,6 +137,7 @@ const CASES: &[Case] = &[
     },
     case("tests/c/coll_team.c"),
     case("tests/c/bcast_back_to_back.c"),
+    case("tests/c/alltoall_back_to_back.c"),
     // Hang reports across hosts: one PE computes for 3 s while the others wait in a barrier;
     // PE 0 alone reports, naming what the PEs of every host do. The slow PE on PE 0's host,
     // then on another one.
