@@ -273,7 +273,8 @@ pub(super) fn collect_total(routine: &'static str, counts: &[u64], dest_cap: usi
 /// ([`Group::enter_in_order`]): each byte copied once and one sync, where the staged exchange
 /// copies twice and pushing waits for each destination. Below, the exchange's one compact
 /// write is cheaper; above, pushing spreads the copies evenly over the cores, where in order the
-/// later entrants copy more (4 and 8 PEs on 2 cores, median of five alternations: 4 KiB
+/// later entrants copy more, which is probably why it loses there (4 and 8 PEs on 2 cores,
+/// median of five alternations: 4 KiB
 /// blocks 0.85-0.87 × the exchange's time, 32 KiB among 4 0.94 × pushing's, 32 KiB among 8 1.03
 /// ×, 512-byte blocks among 8 1.02 ×).
 const IN_ORDER_MIN_BYTES: usize = 4 << 10;
