@@ -52,6 +52,49 @@ pub(crate) fn enter(entrants: &impl BitWord, me: usize, n: usize) -> u64 {
     before
 }
 
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU64;
+    use std::sync::{Arc, Barrier, Mutex};
+
+    /// Threads as members, many alltoalls in a row with a barrier as the closing sync: in each,
+    /// the members' `before` sets form one chain (member k of the order saw exactly the k
+    /// before it), and the word is clear when all have entered.
+    #[test]
+    fn entries_form_one_order_and_the_word_is_left_clear() {
+        for n in [2usize, 3, 8, 64] {
+            let word = Arc::new(AtomicU64::new(0));
+            let barrier = Arc::new(Barrier::new(n));
+            let seen = Arc::new(Mutex::new(vec![Vec::new(); 50]));
+            let threads: Vec<_> = (0..n)
+                .map(|me| {
+                    let (word, barrier, seen) = (word.clone(), barrier.clone(), seen.clone());
+                    std::thread::spawn(move || {
+                        for round in 0..50 {
+                            let before = enter(&*word, me, n);
+                            seen.lock().unwrap()[round].push((me, before));
+                            barrier.wait();
+                        }
+                    })
+                })
+                .collect();
+            for t in threads {
+                t.join().unwrap();
+            }
+            assert_eq!(word.load(Ordering::Relaxed), 0, "{n} members: the word is left set");
+            for (round, entries) in seen.lock().unwrap().iter_mut().enumerate() {
+                entries.sort_by_key(|&(_, before)| before.count_ones());
+                let mut chain = 0u64;
+                for (k, &(me, before)) in entries.iter().enumerate() {
+                    assert_eq!(before, chain, "{n} members, round {round}: entrant {k} (member {me})");
+                    chain |= 1 << me;
+                }
+            }
+        }
+    }
+}
+
 #[cfg(all(test, loom))]
 mod loom_model {
     use super::*;
