@@ -381,7 +381,7 @@ fn alltoalls_body(
             copy_block(at(rt, routine, dest, dest_extent, g.pe(j))? + me * dest_block, src + j * src_block);
             copy_block(dest + j * dest_block, at(rt, routine, src, src_extent, g.pe(j))? + me * src_block);
         }
-        g.leave_in_order(rt);
+        g.leave(rt);
         return Ok(());
     }
     if dst == 1 && sst == 1 && g.exchange(rt, src, block, n, me) {

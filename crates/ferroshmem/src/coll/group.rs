@@ -184,13 +184,10 @@ pub trait Group {
     /// before this PE (a bit each), in one atomic order that every member sees alike. Of each
     /// pair of members, the one that entered second moves both blocks between them (its own
     /// into the other's destination, the other's into its own); so each byte is copied once,
-    /// and a PE runs once per alltoall however the scheduler orders them.
+    /// and a PE runs once per alltoall however the scheduler orders them. [`Group::leave`] ends
+    /// it, once this PE has moved its pairs.
     fn enter_in_order(&mut self, _rt: &Runtime) -> u64 {
         unreachable!("only groups that go in order enter in order")
-    }
-    /// Ends an in-order alltoall: a sync, once every member has moved its pairs.
-    fn leave_in_order(&mut self, _rt: &Runtime) {
-        unreachable!("only groups that enter in order leave in order")
     }
     /// After an eager broadcast: keeps eager collectives two epochs long when oversubscribed
     /// (as the others are with their sync), so consecutive ones alternate scratch buffers.

@@ -169,8 +169,11 @@ impl Group for TeamGroup<'_> {
         rt.wait_until(pe, || words[W_ARRIVE].load(Ordering::Acquire) >= e);
         words[W_WORD].load(Ordering::Relaxed)
     }
+    /// Every member published `W_ENTER` = this epoch (or a later one) before it arrived in
+    /// the sync, so the sync also raises the floor of what the others have entered.
     fn leave(&mut self, rt: &Runtime) {
         self.team.sync_unchecked(rt);
+        self.team.raise_entered_floor(self.epoch);
     }
     /// The scratch is a ring of entries of the payload's size, the entry chosen by the epoch's
     /// block (epoch >> shift). Before writing an entry, this PE waits until every member has
@@ -217,9 +220,7 @@ impl Group for TeamGroup<'_> {
     }
     fn all_entered(&mut self, rt: &Runtime) {
         if rt.wait.oversubscribed {
-            self.team.sync_unchecked(rt);
-            // Every member published W_ENTER = this epoch before it arrived.
-            self.team.raise_entered_floor(self.epoch);
+            self.leave(rt);
         }
     }
     fn exchange(&mut self, rt: &Runtime, src: usize, block: usize, parts: usize, row: usize) -> bool {
@@ -263,9 +264,7 @@ impl Group for TeamGroup<'_> {
             unsafe { copy(stage, src, parts * block) };
             self.exchanged = Exchanged::Staged { offset: half * STAGE_HALF + row * block };
         }
-        self.team.sync_unchecked(rt);
-        // Every member published W_ENTER = this epoch before it arrived.
-        self.team.raise_entered_floor(self.epoch);
+        self.leave(rt);
         true
     }
     fn exchanged(&self, rt: &Runtime, i: usize) -> usize {
@@ -368,21 +367,11 @@ impl Group for TeamGroup<'_> {
         rt.wait.oversubscribed && (2..=64).contains(&self.n()) && super::in_order::enabled()
     }
     fn enter_in_order(&mut self, rt: &Runtime) -> u64 {
-        self.epoch = self.team.next_epoch();
-        self.eager = false;
-        let mine = rt.ctrl.slot(rt.my_pe, self.team.slot);
-        mine[W_ENTER].store(self.epoch, Ordering::Relaxed);
-        mine[W_ARRIVE].store(self.epoch, Ordering::Release);
-        rt.notify(rt.my_pe);
+        self.enter(rt, 0);
         let entrants = &rt.ctrl.slot(self.pe(0), self.team.slot)[W_ENTRANTS];
-        // The closing sync (`leave_in_order`) releases nobody before the last entrant, which
-        // cleared the word, arrives.
+        // The closing sync (`leave`) releases nobody before the last entrant, which cleared
+        // the word, arrives.
         super::in_order::enter(entrants, self.me(), self.n())
-    }
-    fn leave_in_order(&mut self, rt: &Runtime) {
-        self.team.sync_unchecked(rt);
-        // Every member published W_ENTER = this epoch before it arrived.
-        self.team.raise_entered_floor(self.epoch);
     }
     fn fetch(&self, rt: &Runtime, i: usize, buf: &mut EagerBuf) -> usize {
         let entry = &rt.ctrl.slot(self.pe(i), self.team.slot)[W_SCRATCH + self.entry(rt)..];
