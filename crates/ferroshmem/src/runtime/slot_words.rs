@@ -148,6 +148,13 @@ impl Runtime {
         self.ctrl.stage(self.my_pe, slot)
     }
 
+    /// Offset in the control region (the same on every PE) of the staging area of team slot
+    /// `slot`: where network operations address another PE's.
+    #[inline]
+    fn stage_offset(&self, slot: usize) -> usize {
+        self.stage_addr(slot) - self.my_ctrl
+    }
+
     /// Word `i` of this PE's staging area of team slot `slot`.
     pub fn read_stage_word(&self, slot: usize, i: usize) -> u64 {
         assert!(i < job::STAGE_BYTES / 8, "word {i} is past the staging area");
@@ -189,7 +196,7 @@ impl Runtime {
         check_stage_range(routine, offset, bytes.len());
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
-                let stage = self.stage_addr(slot) - self.my_ctrl;
+                let stage = self.stage_offset(slot);
                 let at = stage + offset;
                 let flag = match flag {
                     FlagWord::Slot(word) => self.slot_word_offset(slot, word),
@@ -282,7 +289,7 @@ impl Runtime {
         check_stage_range(routine, offset, bytes.len());
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
-                let at = self.stage_addr(slot) - self.my_ctrl + offset;
+                let at = self.stage_offset(slot) + offset;
                 if let Err(e) = net.put(routine, pe, Region::Ctrl, at, bytes, completion) {
                     fatal(&e);
                 }
@@ -346,7 +353,7 @@ impl Runtime {
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
                 let mut bytes = [0u8; 8];
-                let offset = self.ctrl.stage(self.my_pe, slot) + i * 8 - self.my_ctrl;
+                let offset = self.stage_offset(slot) + i * 8;
                 if let Err(e) = net.get(routine, pe, Region::Ctrl, offset, &mut bytes) {
                     fatal(&e);
                 }

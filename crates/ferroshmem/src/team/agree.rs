@@ -378,7 +378,7 @@ impl SlotAgreement {
                 }
             }
         }
-        let wanted = self.spanning.iter().filter(|&&s| s).count();
+        let wanted = self.wanted_credits();
         if self.member && error == 0 && wanted > 0 && !self.credited {
             self.credited = rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).take_credits(wanted);
         }
@@ -387,10 +387,15 @@ impl SlotAgreement {
         p
     }
 
+    /// Credits this PE needs: one per new team of its that spans hosts.
+    fn wanted_credits(&self) -> usize {
+        self.spanning.iter().filter(|&&s| s).count()
+    }
+
     /// Gives back this PE's credits (no team of this creation defers its destroy).
     fn uncredit(&mut self, rt: &Runtime) {
         if std::mem::take(&mut self.credited) {
-            let n = self.spanning.iter().filter(|&&s| s).count();
+            let n = self.wanted_credits();
             rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).give_credits(n);
         }
     }
