@@ -377,3 +377,25 @@ FERROSHMEM_DECL_SET_MOVES(64)
 FERROSHMEM_TO_ALL_TYPES(FERROSHMEM_DECL_TO_ALL_ALL, FERROSHMEM_DECL_TO_ALL_ARITH)
 FERROSHMEM_DECL_TO_ALL_OP(FERROSHMEM_COMPLEXF, complexf, sum) FERROSHMEM_DECL_TO_ALL_OP(FERROSHMEM_COMPLEXF, complexf, prod)
 FERROSHMEM_DECL_TO_ALL_OP(FERROSHMEM_COMPLEXD, complexd, sum) FERROSHMEM_DECL_TO_ALL_OP(FERROSHMEM_COMPLEXD, complexd, prod)
+
+#ifdef FERROSHMEM_GNU_COMPLEX
+/* C++ overloads of the complex reductions for C's complex types (see shmem.h): G is the GNU
+ * complex type, T the std::complex type of the C routine, which has the same layout. */
+#define FERROSHMEM_GNU_COMPLEX_REDUCE(G, T, N, OP)                                                 \
+    inline int FERROSHMEM_API(shmem_##N##_##OP##_reduce)(shmem_team_t team, G *dest, const G *source, size_t nreduce) { \
+        return FERROSHMEM_API(shmem_##N##_##OP##_reduce)(team, reinterpret_cast<T *>(dest),              \
+                                                         reinterpret_cast<const T *>(source), nreduce);   \
+    }                                                                                              \
+    FERROSHMEM_DEPRECATED inline void FERROSHMEM_API(shmem_##N##_##OP##_to_all)(G *dest, const G *source, int nreduce, \
+        int PE_start, int logPE_stride, int PE_size, G *pWrk, long *pSync) {                       \
+        FERROSHMEM_API(shmem_##N##_##OP##_to_all)(reinterpret_cast<T *>(dest), reinterpret_cast<const T *>(source), \
+                                                  nreduce, PE_start, logPE_stride, PE_size,         \
+                                                  reinterpret_cast<T *>(pWrk), pSync);              \
+    }
+extern "C++" {
+FERROSHMEM_GNU_COMPLEX_REDUCE(ferroshmem_gnu_complexf, FERROSHMEM_COMPLEXF, complexf, sum)
+FERROSHMEM_GNU_COMPLEX_REDUCE(ferroshmem_gnu_complexf, FERROSHMEM_COMPLEXF, complexf, prod)
+FERROSHMEM_GNU_COMPLEX_REDUCE(ferroshmem_gnu_complexd, FERROSHMEM_COMPLEXD, complexd, sum)
+FERROSHMEM_GNU_COMPLEX_REDUCE(ferroshmem_gnu_complexd, FERROSHMEM_COMPLEXD, complexd, prod)
+}
+#endif

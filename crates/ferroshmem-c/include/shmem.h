@@ -156,6 +156,14 @@ typedef struct {
 #ifdef __cplusplus
 #define FERROSHMEM_COMPLEXF std::complex<float>
 #define FERROSHMEM_COMPLEXD std::complex<double>
+/* g++ and clang++ also accept C's complex types in C++ (float _Complex, __complex__ float), and
+ * programs written for other OpenSHMEM libraries pass them to the complex reductions: the
+ * routines are overloaded for them too (C++ linkage, inline, converting the pointers). */
+#if defined(__GNUC__) || defined(__clang__)
+#define FERROSHMEM_GNU_COMPLEX 1
+__extension__ typedef __complex__ float ferroshmem_gnu_complexf;
+__extension__ typedef __complex__ double ferroshmem_gnu_complexd;
+#endif
 #else
 #define FERROSHMEM_COMPLEXF float _Complex
 #define FERROSHMEM_COMPLEXD double _Complex

@@ -102,3 +102,21 @@ fn headers_compile_as_cpp() {
         compiles("c++", std, "c++");
     }
 }
+
+/// C++ programs written for other libraries pass C's complex types (`float _Complex`) to the
+/// complex reductions: `tests/cxx/complex_gnu.cpp` (which c_programs also runs) compiles with
+/// the warnings of [`compiles`] as C++11 and C++20.
+#[test]
+fn gnu_complex_reductions_compile_as_cpp11_and_cpp20() {
+    let root = common::repo_root();
+    for std in ["c++11", "c++20"] {
+        let out = Command::new("c++")
+            .args([&format!("-std={std}"), "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only"])
+            .arg("-I")
+            .arg(root.join("crates/ferroshmem-c/include"))
+            .arg(root.join("tests/cxx/complex_gnu.cpp"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "c++ -std={std}:\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
