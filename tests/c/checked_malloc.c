@@ -1,8 +1,9 @@
-// oshrun-test: npes=2,3,5 expect-exit=0 env=SHMEMX_CHECK_COLLECTIVES=1 expect-stderr=shmem_malloc on SHMEM_TEAM_WORLD: PE 0
+// oshrun-test: npes=2,3,5 expect-exit=0 env=SHMEMX_CHECK_COLLECTIVES=1 expect-stderr=passed (size 128, alignment 16); the arguments differ between PEs, which is an error
 /* Checked mode (SHMEMX_CHECK_COLLECTIVES=1) covers symmetric allocation: the last PE asks for a
  * different size; instead of heaps that silently stop being symmetric every PE gets NULL and
- * PE 0 prints who passed what ("shmem_malloc on SHMEM_TEAM_WORLD: PE 0..1 passed (64, 16), PE 2
- * passed (128, 16)"). The same for shmem_calloc, shmem_align and shmem_realloc (whose old block
+ * PE 0 prints who passed what and that this is an error ("shmem_malloc on SHMEM_TEAM_WORLD:
+ * PE 0..1 passed (size 64, alignment 16), PE 2 passed (size 128, alignment 16); the arguments
+ * differ between PEs, which is an error: ..."). The same for shmem_calloc, shmem_align and shmem_realloc (whose old block
  * stays); afterwards matching calls work and the heap is still
  * symmetric. (A mismatched shmem_free ends the job, tests/c/checked_free.c, as does a
  * shmem_malloc against a shmem_barrier_all: the barrier cannot return an error.) */

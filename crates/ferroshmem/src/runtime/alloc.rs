@@ -86,8 +86,26 @@ impl Runtime {
     /// the heap).
     pub fn sym_free(&self, routine: &'static str, addr: usize) -> Result<()> {
         let _call = self.enter_call(routine, Some(&self.teams.world));
-        self.agree_allocation(routine, &[addr.wrapping_sub(self.my_heap) as i64])?;
+        self.agree_allocation(routine, &self.block_args(addr, None))?;
         self.release(routine, addr)
+    }
+
+    /// The compared arguments of a free (`size: None`) or realloc of `addr`: the block's heap
+    /// offset, the same on every PE for the same block; for an address that starts no live
+    /// block (a pointer from `malloc`, a static, a freed block), [`NOT_A_BLOCK`] and the
+    /// address, which checked mode reports as such.
+    ///
+    /// [`NOT_A_BLOCK`]: team::checked::NOT_A_BLOCK
+    fn block_args(&self, addr: usize, size: Option<usize>) -> Vec<i64> {
+        if !self.checked {
+            return Vec::new(); // compared in checked mode only
+        }
+        let off = addr.wrapping_sub(self.my_heap);
+        let live = off < self.heap_size
+            && self.allocator.lock().unwrap_or_else(|e| e.into_inner()).block_len(off).is_some();
+        let mut args = if live { vec![off as i64] } else { vec![team::checked::NOT_A_BLOCK, addr as i64] };
+        args.extend(size.map(|s| s as i64));
+        args
     }
 
     /// The bookkeeping of a free, without the barrier.
@@ -113,7 +131,7 @@ impl Runtime {
         }
         // Everyone must be done with the old block before it moves.
         let off = addr.wrapping_sub(self.my_heap);
-        self.agree_allocation(routine, &[off as i64, size as i64])?;
+        self.agree_allocation(routine, &self.block_args(addr, Some(size)))?;
         let result = {
             let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
             match (off < self.heap_size).then(|| heap.block_len(off)).flatten() {

@@ -129,10 +129,46 @@ impl Signature {
         if self.failed.is_some() {
             return " with arguments that fail its checks".into();
         }
-        let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
+        let name = ROUTINES[self.routine];
+        if let Some(addr) = self.not_a_block() {
+            return format!("{addr:#x}");
+        }
+        let args: Vec<String> = match (ALLOCATION_ARGS.iter().find(|(r, _)| *r == name), name) {
+            // A free's (or realloc's) first argument is the block's offset in the heap.
+            (_, "shmem_free" | "SymSlice::free") => {
+                self.args.iter().map(|a| format!("the block at heap offset {a:#x}")).collect()
+            }
+            (Some((_, names)), _) => {
+                self.args.iter().zip(names.iter()).map(|(a, n)| format!("{n} {a}")).collect()
+            }
+            _ => self.args.iter().map(|a| a.to_string()).collect(),
+        };
         format!("({})", args.join(", "))
     }
+
+    /// The address a free or realloc was given when it starts no block of the PE's heap
+    /// (published as [`NOT_A_BLOCK`] followed by the address).
+    fn not_a_block(&self) -> Option<usize> {
+        match self.args[..] {
+            [NOT_A_BLOCK, addr, ..] if self.failed.is_none() => Some(addr as usize),
+            _ => None,
+        }
+    }
 }
+
+/// The first argument of a checked free or realloc whose pointer starts no block of the
+/// symmetric heap (offsets are never negative); the address follows it.
+pub(crate) const NOT_A_BLOCK: i64 = -1;
+
+/// The names of the compared arguments of the allocation routines, for the report.
+const ALLOCATION_ARGS: &[(&str, &[&str])] = &[
+    ("shmem_malloc", &["size", "alignment"]),
+    ("shmem_malloc_with_hints", &["size", "alignment"]),
+    ("shmem_align", &["size", "alignment"]),
+    ("shmem_calloc", &["size", "alignment"]),
+    ("Shmem::alloc", &["size", "alignment"]),
+    ("shmem_realloc", &["heap offset", "size"]),
+];
 
 /// Runs a checked all-reduce of `signature` over `team` (also a barrier); an error naming who
 /// passed what if the PEs disagree, or the same error on every PE if one's local checks
@@ -263,7 +299,15 @@ fn mismatch_message(team: &TeamInner, calls: &[(Signature, Vec<usize>)], same_ro
     if same_routine {
         let parts: Vec<String> =
             calls.iter().map(|(s, pes)| format!("{} passed {}", ranges(pes), s.render())).collect();
-        format!("{} on {}: {}", ROUTINES[calls[0].0.routine], team.name(), parts.join(", "))
+        let routine = ROUTINES[calls[0].0.routine];
+        let what = if calls.iter().any(|(s, _)| s.not_a_block().is_some()) {
+            "a pointer that is not a symmetric address (not returned by shmem_malloc, shmem_calloc, \
+             shmem_align or shmem_realloc, or already freed) cannot be freed or reallocated"
+        } else {
+            "the arguments differ between PEs, which is an error: every PE of the team must pass \
+             the same ones to this collective call"
+        };
+        format!("{routine} on {}: {}; {what}", team.name(), parts.join(", "))
     } else {
         let parts: Vec<String> = calls
             .iter()
