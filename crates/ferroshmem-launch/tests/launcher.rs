@@ -218,3 +218,37 @@ fn a_job_of_256_pes_starts_prints_and_ends() {
     assert_eq!(lines, want, "stderr:\n{}", r.stderr);
     eprintln!("{n} PEs: {:.2} s", r.elapsed.as_secs_f64());
 }
+
+/// The leftover check of every test job looks at our own names in /dev/shm only: a file that
+/// another program makes there during a job (here the job itself makes one named as Open
+/// MPI's shared-memory segments are) does not fail the job, while one named as ours does.
+#[test]
+fn leftover_check_sees_only_our_names_in_dev_shm() {
+    let tag = format!("{}", std::process::id());
+    let foreign = format!("/dev/shm/vader_segment.leftover-test.{tag}");
+    let ours = format!("/dev/shm/ferroshmem-leftover-test.{tag}");
+    assert!(!common::could_be_ours("vader_segment.vm.0.1") && common::could_be_ours("ferroshmem-job"));
+    let touch = |path: &str| {
+        let script = format!("touch {path}");
+        common::run_job_unlocked(
+            1,
+            std::path::Path::new("/bin/sh"),
+            &["-c", &script],
+            &[],
+            Duration::from_secs(30),
+        )
+    };
+    // No job of a test running beside this one may see the file of our name.
+    let _only_us = common::DEV_SHM_LOCK.write().unwrap_or_else(|e| e.into_inner());
+    let r = touch(&foreign);
+    let made = std::path::Path::new(&foreign).exists();
+    std::fs::remove_file(&foreign).ok();
+    assert!(made && r.status == Some(0), "the job did not make {foreign}: {r:?}");
+    let flagged = std::panic::catch_unwind(|| touch(&ours));
+    let made = std::path::Path::new(&ours).exists();
+    std::fs::remove_file(&ours).ok();
+    assert!(made, "the job did not make {ours}");
+    let message = flagged.expect_err("a file of ours left in /dev/shm must fail the job");
+    let message = message.downcast_ref::<String>().map_or("", String::as_str);
+    assert!(message.contains("the job left files in /dev/shm"), "{message}");
+}

@@ -894,7 +894,7 @@ fn main() {
         println!("multihost[{layout}]: {p} passed, {f} failed");
         std::process::exit(i32::from(f > 0));
     }
-    let shm_before = dev_shm();
+    let shm_before = common::dev_shm();
     let script = root.join("tests/multihost/with-hosts.sh");
     let (mut passed, mut failed) = (0usize, 0usize);
     for layout in LAYOUTS {
@@ -923,7 +923,7 @@ fn main() {
     }
     // Nothing of ours may be left: no file in /dev/shm (the job files are memfds), no
     // namespace, link, /etc/hosts line or process.
-    let shm_after = dev_shm();
+    let shm_after = common::dev_shm();
     if shm_after != shm_before {
         failed += 1;
         println!(
@@ -940,15 +940,6 @@ fn main() {
     if failed > 0 {
         std::process::exit(1);
     }
-}
-
-/// The files in /dev/shm.
-fn dev_shm() -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir("/dev/shm")
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    v.sort();
-    v
 }
 
 fn parse_counts(s: &str) -> Option<(usize, usize)> {

@@ -35,12 +35,26 @@ pub struct JobResult {
     pub timed_out: bool,
 }
 
-fn dev_shm() -> Vec<String> {
+/// The files in /dev/shm that a job of ours could leave: those whose name starts with
+/// `ferroshmem` (the library's shared memory is memfds, which leave nothing; anything it
+/// ever names in /dev/shm carries that prefix). Files of other programs (Open MPI's
+/// `vader_segment.*`, say) come and go on a shared machine and do not change the verdict.
+pub fn dev_shm() -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir("/dev/shm")
         .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
         .unwrap_or_default();
+    v.retain(|name| could_be_ours(name));
     v.sort();
     v
+}
+
+/// Held for reading by every [`run_job`]; for writing by a test that leaves a file of our
+/// names in /dev/shm on purpose, so that no job of a parallel test sees it.
+pub static DEV_SHM_LOCK: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Whether a file of /dev/shm named `name` could be left by one of our jobs (see [`dev_shm`]).
+pub fn could_be_ours(name: &str) -> bool {
+    name.starts_with("ferroshmem")
 }
 
 /// Environment variable that marks every process of one test job.
@@ -115,6 +129,19 @@ pub fn wait_within(
 /// Runs `oshrun -n npes program args` with `env`, killing it after `timeout`. Asserts that no
 /// process of `program` and no /dev/shm file outlives the job.
 pub fn run_job(
+    npes: usize,
+    program: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    timeout: Duration,
+) -> JobResult {
+    // A test that makes a file of our names on purpose holds this lock for writing.
+    let _shm = DEV_SHM_LOCK.read().unwrap_or_else(|e| e.into_inner());
+    run_job_unlocked(npes, program, args, env, timeout)
+}
+
+/// [`run_job`] without taking [`DEV_SHM_LOCK`] (for the test that holds it for writing).
+pub fn run_job_unlocked(
     npes: usize,
     program: &Path,
     args: &[&str],
