@@ -1,8 +1,9 @@
 //! shmem4py, the Python binding of OpenSHMEM (PyPI `shmem4py`), on ferroshmem: installed into a
-//! virtual environment under `target/` the way the README says (`OSHCC="oshcc --shmem4py" pip
-//! install shmem4py "numpy<2"`), then our `tests/python/shmem4py_teams.py` and two of
-//! shmem4py's own demos (from its source distribution, not kept in this repository) run under
-//! oshrun. Skipped, with the reason printed, when no package registry is reachable (or there is
+//! virtual environment under `target/` by the README's line (run as written there), over a
+//! shmem4py built first against another OpenSHMEM's `oshcc` when one is on PATH (Open MPI's,
+//! which CI installs); then our `tests/python/shmem4py_teams.py`, two of shmem4py's own demos
+//! (from its source distribution, not kept in this repository) and the README's excepthook
+//! line (`tests/python/uncaught_exception.py`) run under oshrun. Skipped, with the reason printed, when no package registry is reachable (or there is
 //! no Python 3 with venv); every other failure fails the test.
 
 mod common;
@@ -59,25 +60,65 @@ fn shmem4py_installs_with_oshcc_and_runs_under_oshrun() {
         let err = text(&probe.stderr);
         return skip(&format!("no package registry reachable: {}", err.lines().last().unwrap_or("").trim()));
     }
-    // The README's line, with this build's oshcc; shmem4py itself rebuilt every time (a venv
-    // kept from an earlier run would otherwise keep its old build).
-    let oshcc = format!("{} --shmem4py", common::oshcc().display());
-    for args in [
-        &["install", SHMEM4PY, NUMPY][..],
-        &["install", "--force-reinstall", "--no-deps", "--no-cache-dir", SHMEM4PY],
-    ] {
-        let install = run(
-            Command::new(&python).args(["-m", "pip"]).args(args).env("OSHCC", &oshcc),
-            Duration::from_secs(900),
-        );
+    // pip caches what it builds: a cache of the test's own, emptied, so that what is in it is
+    // what this test put there.
+    let cache = work.join("pip-cache");
+    std::fs::remove_dir_all(&cache).ok();
+    let pip = |args: &[&str], oshcc: Option<&str>| {
+        let mut cmd = Command::new(&python);
+        cmd.args(["-m", "pip"]).args(args).env("PIP_CACHE_DIR", &cache);
+        match oshcc {
+            Some(o) => cmd.env("OSHCC", o),
+            None => cmd.env_remove("OSHCC"),
+        };
+        let out = run(&mut cmd, Duration::from_secs(900));
         assert!(
-            install.status.success(),
-            "OSHCC=\"{oshcc}\" pip {}: failed:\n{}\n{}",
+            out.status.success(),
+            "pip {}: failed:\n{}\n{}",
             args.join(" "),
-            text(&install.stdout),
-            text(&install.stderr)
+            text(&out.stdout),
+            text(&out.stderr)
         );
+    };
+    // The case the README's line must survive: a shmem4py built earlier against another
+    // OpenSHMEM (a plain `pip install shmem4py` picks up whatever `oshcc` is on PATH, Open
+    // MPI's here), installed in the environment and in pip's wheel cache.
+    let other_oshcc = which("oshcc").filter(|p| p.canonicalize().ok() != common::oshcc().canonicalize().ok());
+    match &other_oshcc {
+        Some(other) => {
+            pip(&["install", SHMEM4PY, NUMPY], None);
+            let linked = shmem4py_links(&venv);
+            assert!(
+                !linked.contains("libferroshmem"),
+                "a plain pip install (oshcc = {}) linked {linked}",
+                other.display()
+            );
+        }
+        None => eprintln!(
+            "shmem4py: no other oshcc on PATH: the install line is tested on a clean environment only"
+        ),
     }
+    // The README's line, verbatim but for the path of this build's oshcc.
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("OSHCC=") && l.contains("pip install") && l.contains("shmem4py"))
+        .expect("the README's shmem4py install line");
+    let line = line.replace("$PWD/target/release/oshcc", &common::oshcc().display().to_string());
+    let path = format!("{}:{}", venv.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+    let install = run(
+        Command::new("sh").arg("-c").arg(&line).env("PATH", &path).env("PIP_CACHE_DIR", &cache),
+        Duration::from_secs(900),
+    );
+    assert!(
+        install.status.success(),
+        "{line}: failed:\n{}\n{}",
+        text(&install.stdout),
+        text(&install.stderr)
+    );
+    let linked = shmem4py_links(&venv);
+    assert!(linked.contains("libferroshmem"), "after the README's line shmem4py links {linked}");
     let script = root.join("tests/python/shmem4py_teams.py");
     for npes in [1, 2, 3, 4] {
         let r = common::run_job(npes, &python, &[script.to_str().unwrap()], &[], Duration::from_secs(120));
@@ -113,4 +154,36 @@ fn shmem4py_installs_with_oshcc_and_runs_under_oshrun() {
     };
     each_once(&demo("hello.py"), (0..4).map(|i| format!("Hello from PE {i} of 4")).collect());
     each_once(&demo("broadcast.py"), (0..4).map(|i| format!("{i}: [1 2 3 4]")).collect());
+    // The README's excepthook line: PE 1's uncaught exception ends the job, whose other PEs
+    // wait for PE 1 (without the line they would wait until the timeout).
+    let script = root.join("tests/python/uncaught_exception.py");
+    for npes in [2, 3] {
+        let r = common::run_job(npes, &python, &[script.to_str().unwrap()], &[], Duration::from_secs(60));
+        assert!(!r.timed_out && r.status == Some(1), "uncaught_exception.py at {npes} PEs: {r:?}");
+        assert!(r.stderr.contains("RuntimeError: PE 1 fails before its put"), "{r:?}");
+        assert!(r.stderr.contains("PE 1 called shmem_global_exit(1)"), "{r:?}");
+        assert!(!r.stdout.contains("passed a barrier"), "{r:?}");
+    }
+}
+
+/// The shared libraries that shmem4py's compiled module links to (`ldd` of it), as text.
+fn shmem4py_links(venv: &Path) -> String {
+    let lib = std::fs::read_dir(venv.join("lib"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("site-packages/shmem4py"))
+        .find(|p| p.is_dir())
+        .expect("shmem4py installed in the venv");
+    let module = std::fs::read_dir(&lib)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "so"))
+        .expect("shmem4py's compiled module");
+    let out = Command::new("ldd").arg(&module).output().expect("run ldd");
+    text(&out.stdout)
+}
+
+/// The first `name` on PATH.
+fn which(name: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(name)).find(|p| p.is_file())
 }
