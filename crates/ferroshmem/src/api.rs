@@ -249,9 +249,12 @@ impl Drop for Shmem {
 /// - **Still a data race**, as any raw pointer allows: writing through [`SymSlice::as_ptr`],
 ///   [`SymSlice::ptr`] or [`Team::ptr`] (`unsafe`) while a safe access runs.
 ///
-/// Dropping releases the block on this PE without synchronising (Drop must not block). As with
-/// `shmem_free`, every PE must release it at the same point of program order; use
-/// [`SymSlice::free`] to also wait until no PE still uses it.
+/// Dropping never blocks and may happen on any thread at any time: the block is released only
+/// once every PE has dropped it, at the closing all-reduce of a later collective allocation or
+/// free (which releases the same blocks on every PE, so the heaps stay symmetric however the
+/// drops and the allocations of different threads interleave). Until then it stays allocated
+/// (a PE that never drops it keeps it from being reused). [`SymSlice::free`] is the
+/// collective `shmem_free`: it releases the block at once, after a barrier.
 #[derive(Debug)]
 pub struct SymSlice<'s, T: Symmetric> {
     addr: usize,
@@ -424,7 +427,9 @@ impl<T: Symmetric> SymSlice<'_, T> {
 
 impl<T: Symmetric> Drop for SymSlice<'_, T> {
     fn drop(&mut self) {
-        let _ = self.rt.release("SymSlice::drop", self.addr);
+        // Not released here: a drop is not a collective call, and may run on any thread at
+        // any time; the block is released once every PE has dropped it (`runtime::alloc`).
+        self.rt.release_when_all_dropped(self.addr);
     }
 }
 
@@ -648,6 +653,29 @@ pub type SplitResult<'s> = Result<Option<Team<'s>>>;
 /// poll it with [`TeamRequest::test`]. Other collectives (on other teams) may run meanwhile;
 /// the parent team may not be used for collectives until the request completes.
 ///
+/// The request borrows its parent (`'p`), so the parent cannot be dropped or destroyed while
+/// the creation runs on its slot (its slot could otherwise serve a new team meanwhile); the
+/// teams it makes borrow only the [`Shmem`] (`'s`) and outlive the parent freely:
+///
+/// ```compile_fail,E0505
+/// fn early_drop(shmem: &ferroshmem::Shmem) {
+///     let world = shmem.team_world();
+///     let parent = world.split_strided(0, 1, shmem.n_pes() as i64, Default::default()).unwrap().unwrap();
+///     let req = parent.split_strided_nb(0, 1, 1, Default::default());
+///     drop(parent); // the request still runs on the parent's slot
+///     let _ = req.wait();
+/// }
+/// ```
+/// ```no_run
+/// fn child_outlives_parent(shmem: &ferroshmem::Shmem) {
+///     let world = shmem.team_world();
+///     let parent = world.split_strided(0, 1, shmem.n_pes() as i64, Default::default()).unwrap().unwrap();
+///     let child = parent.split_strided(0, 1, 1, Default::default()).unwrap();
+///     parent.destroy().unwrap();
+///     drop(child);
+/// }
+/// ```
+///
 /// A creation is collective, so dropping a request in flight completes it (blocking, as
 /// [`TeamRequest::wait`] does, until the other members have taken part) and then drops the
 /// teams it made; otherwise the other members would wait for this PE for ever and its slot
@@ -655,11 +683,13 @@ pub type SplitResult<'s> = Result<Option<Team<'s>>>;
 /// leaves the request as it is.
 #[derive(Debug)]
 #[must_use = "a team creation must be completed with wait() or test()"]
-pub struct TeamRequest<'s> {
+pub struct TeamRequest<'p, 's> {
     req: Option<teams::CreateRequest>,
     rt: &'static Runtime,
     /// Borrows the [`Shmem`] it came from (its teams will too).
     _shmem: PhantomData<&'s Shmem>,
+    /// Borrows the parent team (see above).
+    _parent: PhantomData<&'p ()>,
     /// The parent of a split, marked busy until the creation completes.
     parent: Option<teams::Claim>,
 }
@@ -673,9 +703,9 @@ pub enum NewTeams<'s> {
     Two(Team<'s>, Team<'s>),
 }
 
-impl<'s> TeamRequest<'s> {
+impl<'s> TeamRequest<'_, 's> {
     fn new(req: teams::CreateRequest, rt: &'static Runtime, parent: Option<teams::Claim>) -> Self {
-        TeamRequest { req: Some(req), rt, _shmem: PhantomData, parent }
+        TeamRequest { req: Some(req), rt, _shmem: PhantomData, _parent: PhantomData, parent }
     }
 
     fn finish(rt: &'static Runtime, created: Created) -> NewTeams<'s> {
@@ -743,7 +773,7 @@ impl Shmem {
         npes: usize,
         pe_idx: usize,
         config: TeamConfig,
-    ) -> TeamRequest<'_> {
+    ) -> TeamRequest<'_, '_> {
         // Counts beyond i64::MAX are out of range all the same (and refused as such).
         let (npes, pe_idx) =
             (i64::try_from(npes).unwrap_or(i64::MAX), i64::try_from(pe_idx).unwrap_or(i64::MAX));
@@ -771,7 +801,7 @@ impl Shmem {
     }
 }
 
-impl Drop for TeamRequest<'_> {
+impl Drop for TeamRequest<'_, '_> {
     fn drop(&mut self) {
         let Some(req) = self.req.take() else { return };
         if std::thread::panicking() {
@@ -849,7 +879,7 @@ impl<'s> Team<'s> {
         stride: i64,
         size: i64,
         config: TeamConfig,
-    ) -> TeamRequest<'s> {
+    ) -> TeamRequest<'_, 's> {
         let parent = Some(self.inner.claim("Team::split_strided"));
         let req = teams::split_strided_start(
             self.rt,
@@ -874,7 +904,7 @@ impl<'s> Team<'s> {
     }
 
     /// Starts a 2D split; see [`Team::split_2d`].
-    pub fn split_2d_nb(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> TeamRequest<'s> {
+    pub fn split_2d_nb(&self, xrange: i64, xconfig: TeamConfig, yconfig: TeamConfig) -> TeamRequest<'_, 's> {
         let parent = Some(self.inner.claim("Team::split_2d"));
         let req = teams::split_2d_start(
             self.rt,
@@ -901,7 +931,7 @@ impl<'s> Team<'s> {
     }
 
     /// Starts a split by color and key; see [`Team::split_color`].
-    pub fn split_color_nb(&self, color: Option<u32>, key: i64, config: TeamConfig) -> TeamRequest<'s> {
+    pub fn split_color_nb(&self, color: Option<u32>, key: i64, config: TeamConfig) -> TeamRequest<'_, 's> {
         let parent = Some(self.inner.claim("Team::split_color"));
         let req = teams::split_color_start(
             self.rt,

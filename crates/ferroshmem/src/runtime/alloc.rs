@@ -6,6 +6,16 @@ use super::Runtime;
 use crate::error::{Error, Result};
 use crate::job;
 use crate::team;
+use crate::team::agree::{MaxAllreduce, PAYLOAD};
+
+/// Dropped blocks each PE offers per allocation all-reduce (two payload words each).
+const DROP_OFFERS: usize = 6;
+/// First payload word of the offers: after the checked-mode words (`team::agree`'s ERROR,
+/// HASH_MAX and HASH_MIN), which allocations leave alone otherwise.
+const DROP_WORDS: usize = 3;
+const _: () = assert!(DROP_WORDS + 2 * DROP_OFFERS <= PAYLOAD);
+/// An empty offer (no heap offset is this large).
+const NO_DROP: u64 = u64::MAX;
 
 impl Runtime {
     /// Takes `size` bytes from this PE's allocator (no synchronisation).
@@ -70,15 +80,68 @@ impl Runtime {
         result
     }
 
-    /// The barrier of an allocation routine; in checked mode one that also checks that every
-    /// PE called `routine` with `args` (see [`Self::allocation_agreed`]).
+    /// The barrier of an allocation routine (an all-reduce over the world team); in checked
+    /// mode one that also checks that every PE called `routine` with `args` (see
+    /// [`Self::allocation_agreed`]). It also carries the blocks each PE has dropped, and
+    /// releases those that every PE has dropped (see [`Self::release_when_all_dropped`]).
     fn agree_allocation(&self, routine: &'static str, args: &[i64]) -> Result<()> {
-        if !self.checked {
-            self.teams.world.sync_unchecked(self);
-            return Ok(());
+        let mut payload = [0u64; PAYLOAD];
+        self.offer_dropped(&mut payload);
+        let agreed = if self.checked {
+            let sig = team::checked::Signature::new(routine, args);
+            team::checked::check_call_carrying(self, &self.teams.world, &sig, payload)?
+        } else {
+            let mut ar = MaxAllreduce::start(self, self.teams.world.clone(), payload);
+            ar.wait(self);
+            *ar.result()
+        };
+        self.release_agreed_drops(&agreed);
+        Ok(())
+    }
+
+    /// `SymSlice`'s Drop: the block at `addr` is released on this PE once every PE has
+    /// dropped it (or freed it), at the closing all-reduce of a later collective allocation or
+    /// free. Releasing it at once would let the next allocation's placement depend on when
+    /// the drop ran: a drop on another thread, racing an allocation, could then come before
+    /// it on one PE and after it on another, and the heaps would stop being symmetric.
+    pub fn release_when_all_dropped(&self, addr: usize) {
+        let off = addr.wrapping_sub(self.my_heap);
+        self.dropped.lock().unwrap_or_else(|e| e.into_inner()).insert(off);
+    }
+
+    /// Writes this PE's [`DROP_OFFERS`] smallest dropped offsets, in order, into `payload`:
+    /// each as itself and as its complement (so that the MAX all-reduce gives the largest and
+    /// the smallest over the PEs); [`NO_DROP`] where it has fewer.
+    fn offer_dropped(&self, payload: &mut [u64; PAYLOAD]) {
+        let dropped = self.dropped.lock().unwrap_or_else(|e| e.into_inner());
+        let mut offers = dropped.iter().map(|&off| off as u64);
+        for k in 0..DROP_OFFERS {
+            let v = offers.next().unwrap_or(NO_DROP);
+            payload[DROP_WORDS + 2 * k] = v;
+            payload[DROP_WORDS + 2 * k + 1] = !v;
         }
-        let sig = team::checked::Signature::new(routine, args);
-        team::checked::check_call(self, &self.teams.world, &sig)
+    }
+
+    /// Releases the offsets that every PE offered at the same position: each PE's `k`-th
+    /// smallest dropped offset is the same there, so every PE has dropped it, and every PE
+    /// releases the same blocks at the same step.
+    fn release_agreed_drops(&self, agreed: &[u64; PAYLOAD]) {
+        let mut released = Vec::new();
+        for k in 0..DROP_OFFERS {
+            let (largest, smallest) = (agreed[DROP_WORDS + 2 * k], !agreed[DROP_WORDS + 2 * k + 1]);
+            if largest == smallest && largest != NO_DROP {
+                released.push(largest as usize);
+            }
+        }
+        if released.is_empty() {
+            return;
+        }
+        let mut dropped = self.dropped.lock().unwrap_or_else(|e| e.into_inner());
+        let mut heap = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+        for off in released {
+            dropped.remove(&off);
+            heap.free(off);
+        }
     }
 
     /// Collective free: a barrier first, so no PE still reads the block, then the bookkeeping.

@@ -78,6 +78,9 @@ pub struct Runtime {
     static_len: usize,
     static_bases: Vec<usize>,
     allocator: Mutex<SymHeap>,
+    /// Heap offsets of blocks dropped on this PE (`SymSlice`'s Drop) and not yet released:
+    /// released only once every PE has dropped them (see `alloc.rs`).
+    dropped: Mutex<std::collections::BTreeSet<usize>>,
     finalized: AtomicBool,
     /// Set by global_exit: atexit handlers must not wait for other PEs.
     exiting: AtomicBool,
@@ -236,6 +239,7 @@ impl Runtime {
             static_len,
             static_bases,
             allocator: Mutex::new(SymHeap::new(layout.heap_size)),
+            dropped: Mutex::new(std::collections::BTreeSet::new()),
             finalized: AtomicBool::new(false),
             exiting: AtomicBool::new(false),
             debug,

@@ -174,15 +174,25 @@ const ALLOCATION_ARGS: &[(&str, &[&str])] = &[
 /// passed what if the PEs disagree, or the same error on every PE if one's local checks
 /// failed (see the module documentation). A failed `signature` always gives an error.
 pub fn check_call(rt: &Runtime, team: &Arc<TeamInner>, signature: &Signature) -> Result<()> {
+    check_call_carrying(rt, team, signature, [0; PAYLOAD]).map(drop)
+}
+
+/// [`check_call`] whose all-reduce also carries `payload` (every word but [`HASH_MAX`] and
+/// [`HASH_MIN`], which it sets), giving its result when the PEs agree.
+pub fn check_call_carrying(
+    rt: &Runtime,
+    team: &Arc<TeamInner>,
+    signature: &Signature,
+    mut payload: [u64; PAYLOAD],
+) -> Result<[u64; PAYLOAD]> {
     let h = signature.hash();
-    let mut payload = [0u64; PAYLOAD];
     payload[HASH_MAX] = h;
     payload[HASH_MIN] = !h;
     let mut ar = MaxAllreduce::start(rt, team.clone(), payload);
     ar.wait(rt);
     let r = ar.result();
     if r[HASH_MAX] == !r[HASH_MIN] && r[HASH_MAX] != FAILED_HASH {
-        return Ok(());
+        return Ok(*r);
     }
     Err(describe(rt, team, signature))
 }
