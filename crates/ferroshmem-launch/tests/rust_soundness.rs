@@ -42,7 +42,11 @@ fn drops_on_other_threads_keep_the_heap_symmetric() {
             });
             y.p(right, 0, round * 100 + me as u64).unwrap();
             s.barrier_all();
-            assert_eq!(y.read(0).unwrap(), round * 100 + left as u64, "round {round}: a put into y missed it");
+            assert_eq!(
+                y.read(0).unwrap(),
+                round * 100 + left as u64,
+                "round {round}: a put into y missed it"
+            );
             s.barrier_all();
         }
         for _ in 0..2048 {

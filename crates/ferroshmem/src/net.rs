@@ -4,8 +4,13 @@
 //! At init every PE of a job that spans hosts creates a UCX context and one worker, registers
 //! its three symmetric regions (its control block, its heap, its static data) and publishes
 //! through PMIx its worker address, the regions' base addresses in its own process and their
-//! packed remote keys. After the fence it connects an endpoint to every PE of every other host
-//! and unpacks their keys. A remote address is the peer's region base plus the offset of the
+//! packed remote keys. It connects to no one then: the first operation that needs a PE of
+//! another host fetches what that PE published (`PMIx_Get`) and connects an endpoint to it
+//! (`Net::peer`). A PE thus holds endpoints only to the PEs it talks to (its host's leader
+//! talks to the other leaders, a member to nobody across hosts in the hierarchical
+//! collectives), and init makes no connection at all: connecting to every PE of every other
+//! host at init was a storm of n² TCP connections that failed from 40 hosts on (connection
+//! refused, unreachable peers) and took 37 s at 32. A remote address is the peer's region base plus the offset of the
 //! local object in the same region of this PE: all PEs run the same program with the same
 //! layout, so offsets agree even where the bases differ.
 //!
@@ -24,7 +29,7 @@
 #![allow(unsafe_code)]
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ferroshmem_wire::pmix::Pmix;
 pub(crate) use ferroshmem_wire::ucp::FlagUpdate;
@@ -104,10 +109,20 @@ struct Peer {
     ep: Endpoint,
 }
 
+/// The launcher's PMIx client, shared with the runtime, which takes it at finalize.
+pub(crate) type SharedPmix = Arc<Mutex<Option<Pmix>>>;
+
 /// The UCX side of this PE.
 pub struct Net {
-    /// Indexed by world PE; `None` for the PEs of this host.
-    peers: Vec<Option<Peer>>,
+    /// Indexed by world PE: set once the first operation with it connected (never for the PEs
+    /// of this host).
+    peers: Vec<OnceLock<Peer>>,
+    /// Whether each PE runs on another host (the only ones the network reaches).
+    remote: Vec<bool>,
+    /// Serialises connecting (two threads that need the same peer at once connect once).
+    connecting: Mutex<()>,
+    /// Where the peers' published addresses and keys are fetched from.
+    pmix: SharedPmix,
     /// Threads of this PE inside the library that progress the worker themselves; while
     /// there are any, the progress thread stands aside (see [`Busy`]).
     busy: Arc<AtomicU32>,
@@ -126,8 +141,9 @@ pub struct Net {
 
 impl std::fmt::Debug for Net {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let remote = self.peers.iter().filter(|p| p.is_some()).count();
-        f.debug_struct("Net").field("remote_pes", &remote).finish()
+        let remote = self.remote.iter().filter(|&&r| r).count();
+        let connected = self.peers.iter().filter(|p| p.get().is_some()).count();
+        f.debug_struct("Net").field("remote_pes", &remote).field("connected", &connected).finish()
     }
 }
 
@@ -176,7 +192,7 @@ impl Net {
     /// (length 0: none). `on_activity` runs on the progress thread after the worker made
     /// progress: it rings this PE's doorbell.
     pub fn start(
-        pmix: &Pmix,
+        pmix: SharedPmix,
         topology: &Topology,
         my_pe: usize,
         regions: [(usize, usize); REGIONS],
@@ -206,41 +222,23 @@ impl Net {
             blob.bytes(&region.pack_rkey().map_err(|e| boot_err("packing a remote key", e))?);
             mapped.push(region);
         }
-        pmix.put_bytes(NET_KEY, &blob.0).map_err(|e| boot_err("PMIx put", e))?;
-        pmix.commit().map_err(|e| boot_err("PMIx commit", e))?;
-        pmix.fence_collect().map_err(|e| boot_err("PMIx fence", e))?;
-        let mut peers = Vec::with_capacity(topology.n_pes());
-        for pe in 0..topology.n_pes() {
-            if topology.is_local(pe) {
-                peers.push(None);
-                continue;
-            }
-            let data = pmix.get_bytes(pe as u32, NET_KEY).map_err(|e| boot_err("PMIx get", e))?;
-            let bad =
-                || Error::bootstrap(format!("network transport: PE {pe} published a malformed address"));
-            let mut r = Reader(&data);
-            let ep = Endpoint::connect(&worker, r.bytes().ok_or_else(bad)?)
-                .map_err(|e| boot_err(&format!("connecting to PE {pe}"), e))?;
-            let mut base = [0u64; REGIONS];
-            let mut len = [0u64; REGIONS];
-            let mut rkey: [Option<RemoteKey>; REGIONS] = [None, None, None];
-            for k in 0..REGIONS {
-                base[k] = r.word().ok_or_else(bad)?;
-                len[k] = r.word().ok_or_else(bad)?;
-                let packed = r.bytes().ok_or_else(bad)?;
-                if !packed.is_empty() {
-                    rkey[k] = Some(
-                        RemoteKey::unpack(&ep, packed)
-                            .map_err(|e| boot_err(&format!("remote key of PE {pe}"), e))?,
-                    );
-                }
-            }
-            peers.push(Some(Peer { ep, base, len, rkey }));
+        {
+            let guard = pmix.lock().unwrap_or_else(|e| e.into_inner());
+            let client =
+                guard.as_ref().ok_or_else(|| Error::bootstrap("network transport: no PMIx client"))?;
+            client.put_bytes(NET_KEY, &blob.0).map_err(|e| boot_err("PMIx put", e))?;
+            client.commit().map_err(|e| boot_err("PMIx commit", e))?;
+            client.fence_collect().map_err(|e| boot_err("PMIx fence", e))?;
         }
+        let peers = (0..topology.n_pes()).map(|_| OnceLock::new()).collect();
+        let remote = (0..topology.n_pes()).map(|pe| !topology.is_local(pe)).collect();
         let busy = Arc::new(AtomicU32::new(0));
         let progress = ProgressThread::start(worker.clone(), on_activity.clone(), busy.clone(), my_pe)?;
         Ok(Net {
             peers,
+            remote,
+            connecting: Mutex::new(()),
+            pmix,
             busy,
             on_activity,
             progress: Some(progress),
@@ -261,9 +259,7 @@ impl Net {
         offset: usize,
         len: usize,
     ) -> Result<(&Peer, u64, &RemoteKey)> {
-        let peer = self.peers.get(pe).and_then(Option::as_ref).ok_or_else(|| {
-            Error::network(routine, pe, "not a PE of another host (internal routing error)")
-        })?;
+        let peer = self.peer(routine, pe)?;
         let k = region as usize;
         let end = offset.checked_add(len).ok_or_else(|| Error::network(routine, pe, "offset overflows"))?;
         match &peer.rkey[k] {
@@ -280,6 +276,61 @@ impl Net {
                 Err(Error::network(routine, pe, format!("it has no {region:?} region (no static data?)")))
             }
         }
+    }
+
+    /// The endpoint and keys of `pe`, a PE of another host: connected by the first operation
+    /// that needs it (from what it published at init, fetched from PMIx now). Connecting is
+    /// one-sided in UCX (the peer's worker answers the wire-up on its progress thread), so two
+    /// PEs that connect to each other at once, or many to one, each make their own endpoint.
+    fn peer(&self, routine: &'static str, pe: usize) -> Result<&Peer> {
+        let slot = match (self.peers.get(pe), self.remote.get(pe)) {
+            (Some(slot), Some(true)) => slot,
+            _ => {
+                return Err(Error::network(routine, pe, "not a PE of another host (internal routing error)"))
+            }
+        };
+        if let Some(peer) = slot.get() {
+            return Ok(peer);
+        }
+        let _one_at_a_time = self.connecting.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(peer) = slot.get() {
+            return Ok(peer);
+        }
+        let peer = self.connect(pe).map_err(|e| match e {
+            Error::Bootstrap { reason, cause } => Error::Network { routine, pe, reason, cause },
+            e => e,
+        })?;
+        Ok(slot.get_or_init(|| peer))
+    }
+
+    /// Fetches what `pe` published at init and connects an endpoint to it.
+    fn connect(&self, pe: usize) -> Result<Peer> {
+        let data = {
+            let guard = self.pmix.lock().unwrap_or_else(|e| e.into_inner());
+            let client = guard.as_ref().ok_or_else(|| {
+                Error::bootstrap(format!("connecting to PE {pe}: the PMIx client is finalized"))
+            })?;
+            client.get_bytes(pe as u32, NET_KEY).map_err(|e| boot_err(&format!("PMIx get of PE {pe}"), e))?
+        };
+        let bad = || Error::bootstrap(format!("network transport: PE {pe} published a malformed address"));
+        let mut r = Reader(&data);
+        let ep = Endpoint::connect(&self.worker, r.bytes().ok_or_else(bad)?)
+            .map_err(|e| boot_err(&format!("connecting to PE {pe}"), e))?;
+        let mut base = [0u64; REGIONS];
+        let mut len = [0u64; REGIONS];
+        let mut rkey: [Option<RemoteKey>; REGIONS] = [None, None, None];
+        for k in 0..REGIONS {
+            base[k] = r.word().ok_or_else(bad)?;
+            len[k] = r.word().ok_or_else(bad)?;
+            let packed = r.bytes().ok_or_else(bad)?;
+            if !packed.is_empty() {
+                rkey[k] = Some(
+                    RemoteKey::unpack(&ep, packed)
+                        .map_err(|e| boot_err(&format!("remote key of PE {pe}"), e))?,
+                );
+            }
+        }
+        Ok(Peer { ep, base, len, rkey })
     }
 
     /// Marks this thread as progressing the worker itself until the guard drops: a wait, or a

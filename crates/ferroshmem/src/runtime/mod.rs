@@ -99,7 +99,7 @@ pub struct Runtime {
     my_ctrl: usize,
     /// The PMIx client of a job started by a PMIx launcher, until finalize tells the launcher
     /// that this PE ended properly (PMIx_Finalize).
-    pmix: Mutex<Option<bootstrap::Pmix>>,
+    pmix: crate::net::SharedPmix,
     /// Held so the job file stays open (and mapped) for the life of the process.
     _job: JobFile,
     pub(crate) map: Mapping,
@@ -212,19 +212,20 @@ impl Runtime {
         let my_ctrl = base as usize + layout.ctrl_offset(my_pe);
         // The PEs of this host share its cores: they decide whether PEs outnumber cores.
         let wait = WaitPolicy::for_job(topology.local_pes().len(), algorithm_cores(job.cores())?);
-        let net = match &pmix {
-            Some(pmix) if topology.spans_hosts() => {
-                let regions = [
-                    (my_ctrl, layout.ctrl_stride),
-                    (heaps + my_pe * layout.heap_size, layout.heap_size),
-                    (static_start, static_len),
-                ];
-                // The progress thread rings this PE's doorbell when data arrived, so that
-                // waiters on this PE's memory look again.
-                let ring = move || wait::notify(ctrl.pe(my_pe));
-                Some(Net::start(pmix, &topology, my_pe, regions, std::sync::Arc::new(ring))?)
-            }
-            _ => None,
+        let pmix = std::sync::Arc::new(Mutex::new(pmix));
+        let spans_hosts = topology.spans_hosts() && pmix.lock().unwrap_or_else(|e| e.into_inner()).is_some();
+        let net = if spans_hosts {
+            let regions = [
+                (my_ctrl, layout.ctrl_stride),
+                (heaps + my_pe * layout.heap_size, layout.heap_size),
+                (static_start, static_len),
+            ];
+            // The progress thread rings this PE's doorbell when data arrived, so that
+            // waiters on this PE's memory look again.
+            let ring = move || wait::notify(ctrl.pe(my_pe));
+            Some(Net::start(pmix.clone(), &topology, my_pe, regions, std::sync::Arc::new(ring))?)
+        } else {
+            None
         };
         Ok(Runtime {
             my_pe,
@@ -249,7 +250,7 @@ impl Runtime {
             topology,
             net,
             my_ctrl,
-            pmix: Mutex::new(pmix),
+            pmix,
             _job: job,
             map,
             _statics: statics,
