@@ -18,7 +18,7 @@
 use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{ftruncate, memfd_create, MemfdFlags};
+use rustix::fs::{fcntl_add_seals, fcntl_get_seals, ftruncate, memfd_create, MemfdFlags, SealFlags};
 use rustix::mm::{mmap, mmap_anonymous, munmap, MapFlags, ProtFlags};
 
 use crate::error::{Error, Result};
@@ -304,10 +304,16 @@ impl JobFile {
 
     /// [`Self::create`] recording `cores` as the cores the job's PEs on this host share.
     pub fn create_with_cores(layout: Layout, cores: usize) -> Result<Self> {
-        let fd = memfd_create("ferroshmem-job", MemfdFlags::empty())
+        let fd = memfd_create("ferroshmem-job", MemfdFlags::ALLOW_SEALING)
             .map_err(|e| Error::bootstrap_os("memfd_create", e))?;
         ftruncate(&fd, layout.fixed_len() as u64)
             .map_err(|e| Error::bootstrap_os("sizing the job file", e))?;
+        // Every mapping of the file (ours, each PE's, the launcher's header) must stay backed:
+        // a shrink would turn a read through one into SIGBUS. The file only ever grows
+        // (`ensure_len`), so it is sealed against shrinking, and against further seals, before
+        // anything maps it or the descriptor is passed on.
+        fcntl_add_seals(&fd, SealFlags::SHRINK | SealFlags::SEAL)
+            .map_err(|e| Error::bootstrap_os("sealing the job file", e))?;
         let file = JobFile { fd, layout, cores };
         let header = file.map_header()?;
         // SAFETY: the header page was just mapped read-write and nobody else has the file yet.
@@ -336,6 +342,13 @@ impl JobFile {
                 "job file descriptor {raw_fd} is not open ({e}); was the program started by oshrun?"
             ))
         })?;
+        // Mapping a file that someone could shrink is not sound: only sealed ones are job files.
+        let seals = fcntl_get_seals(&fd).unwrap_or(SealFlags::empty());
+        if !seals.contains(SealFlags::SHRINK) {
+            return Err(Error::bootstrap(format!(
+                "descriptor {raw_fd} is not a sealed ferroshmem job file (oshrun and the library differ?)"
+            )));
+        }
         let probe = JobFile { fd, layout: Layout::new(1, 0, 0)?, cores: 1 };
         let header = probe.map_header()?;
         // SAFETY: the header page is mapped and was fully written by the creator before it
@@ -393,7 +406,7 @@ impl JobFile {
     }
 
     /// Grows the file to at least `len` bytes. Every PE computes the same length, so racing
-    /// calls only ever grow it.
+    /// calls only ever grow it (and the seal set at creation refuses any shrink).
     pub fn ensure_len(&self, len: usize) -> Result<()> {
         let st = rustix::fs::fstat(&self.fd).map_err(|e| Error::bootstrap_os("fstat", e))?;
         if (st.st_size as usize) < len {
@@ -631,5 +644,34 @@ mod tests {
         assert!(h.request_exit(1, 3));
         assert!(!h.request_exit(0, 9));
         assert_eq!(h.exit_request(), Some(ExitRequest { pe: 1, status: 3 }));
+    }
+
+    /// Issue 27 (5): truncating the job file through its descriptor turned a read of a mapped
+    /// header into SIGBUS; the seal refuses the shrink, and growing still works.
+    #[test]
+    fn job_file_cannot_shrink_under_its_mappings() {
+        let f = JobFile::create(Layout::new(1, 0, 1).unwrap()).unwrap();
+        let header = f.map_header().unwrap();
+        let file = std::fs::File::from(f.fd().try_clone_to_owned().unwrap());
+        let err = file.set_len(0).expect_err("the job file shrank");
+        assert_eq!(err.raw_os_error(), Some(libc::EPERM), "{err}");
+        assert_eq!(header.view().exit_request(), None);
+        let len = f.layout().fixed_len();
+        f.ensure_len(len + PAGE).unwrap();
+        assert_eq!(file.metadata().unwrap().len(), (len + PAGE) as u64);
+        assert!(file.set_len(len as u64).is_err());
+        let more = fcntl_add_seals(f.fd(), SealFlags::GROW).expect_err("seals were not sealed");
+        assert_eq!(more, rustix::io::Errno::PERM);
+    }
+
+    /// A descriptor of an unsealed file is refused before anything maps it.
+    #[test]
+    fn unsealed_file_is_not_a_job_file() {
+        use std::os::fd::IntoRawFd;
+        let fd = memfd_create("not-a-job", MemfdFlags::empty()).unwrap();
+        ftruncate(&fd, PAGE as u64).unwrap();
+        let raw = fd.into_raw_fd();
+        let msg = JobFile::from_inherited(raw).unwrap_err().to_string();
+        assert!(msg.contains("not a sealed ferroshmem job file"), "{msg}");
     }
 }

@@ -78,8 +78,10 @@ pub(crate) mod topology;
 
 /// What `oshrun` needs of the job file: create it, pass its descriptor on, and watch its
 /// header for a global exit. Hidden from the documentation: for the launcher only. Nothing in it
-/// maps memory that a caller could misuse (the header is read through [`launch::MappedHeader`],
-/// which owns its mapping).
+/// maps memory that a caller could misuse: the header is read through [`launch::MappedHeader`],
+/// which owns its mapping, and the file is sealed against shrinking (`F_SEAL_SHRINK`, then
+/// `F_SEAL_SEAL`) when it is created, so no holder of the descriptor (a caller, a PE) can cut
+/// the pages from under a mapping (a read would be SIGBUS; issue 27).
 #[doc(hidden)]
 pub mod launch {
     pub use crate::activity::{JobStates, ENV_OSHRUN_REPORTS, REPORT_END};
