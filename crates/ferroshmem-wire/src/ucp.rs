@@ -7,6 +7,53 @@
 //! from any thread, concurrently with the progress thread that sleeps on the worker's event
 //! descriptor. UCX's own thread-safe mode guards the worker with a spinlock, and with more
 //! threads than cores a preempted holder made the others spin for whole time slices.
+//!
+//! Soundness: UCX trusts the bytes and addresses it is given (a short worker address is read
+//! past its end, a garbage remote key crashes in `ucp_ep_rkey_unpack`, and over shared memory
+//! a remote address out of its region becomes a local one; issue 27). So the calls that take
+//! them are `unsafe fn`, with the contract in their `# Safety` section; what can be checked
+//! cheaply (empty input, a key used on another endpoint) returns an error first.
+//!
+//! ```compile_fail,E0133
+//! fn connect(worker: &ferroshmem_wire::ucp::Worker, address: &[u8]) {
+//!     let _ = ferroshmem_wire::ucp::Endpoint::connect(worker, address); // unsafe: UCX trusts the bytes
+//! }
+//! ```
+//! ```compile_fail,E0133
+//! fn unpack(ep: &ferroshmem_wire::ucp::Endpoint, packed: &[u8]) {
+//!     let _ = ferroshmem_wire::ucp::RemoteKey::unpack(ep, packed); // unsafe: UCX trusts the bytes
+//! }
+//! ```
+//! ```compile_fail,E0133
+//! use ferroshmem_wire::ucp::{Endpoint, RemoteKey};
+//! fn put(ep: &Endpoint, rkey: &RemoteKey) {
+//!     let _ = ep.put(&[1, 2, 3], 0xdead_0000, rkey); // unsafe: the address is not checked
+//! }
+//! ```
+//! ```compile_fail,E0133
+//! use ferroshmem_wire::ucp::{Endpoint, RemoteKey};
+//! fn get(ep: &Endpoint, rkey: &RemoteKey) {
+//!     let _ = ep.get(&mut [0; 8], 0xdead_0000, rkey); // unsafe: the address is not checked
+//! }
+//! ```
+//! ```compile_fail,E0133
+//! use ferroshmem_wire::ucp::{AtomicOp, Endpoint, RemoteKey};
+//! fn add(ep: &Endpoint, rkey: &RemoteKey) {
+//!     let _ = ep.atomic64(AtomicOp::Add, 1, None, 0xdead_0000, rkey, false); // unsafe, as put
+//! }
+//! ```
+//! The same calls compile inside `unsafe` (the contract is then the caller's):
+//! ```no_run
+//! use ferroshmem_wire::ucp::{Endpoint, RemoteKey, Worker};
+//! fn connect(worker: &Worker, address: &[u8], packed: &[u8]) -> ferroshmem_wire::Result<()> {
+//!     // SAFETY: an example that is never run.
+//!     let ep = unsafe { Endpoint::connect(worker, address) }?;
+//!     // SAFETY: as above.
+//!     let rkey = unsafe { RemoteKey::unpack(&ep, packed) }?;
+//!     // SAFETY: as above.
+//!     unsafe { ep.put(&[1], 0x1000, &rkey) }
+//! }
+//! ```
 #![cfg_attr(wire, allow(unsafe_code))]
 
 use std::os::fd::RawFd;
@@ -239,10 +286,18 @@ mod imp {
     }
 
     impl Endpoint {
-        /// Connects `worker` to the worker whose address is `address`.
-        pub fn connect(worker: &Worker, address: &[u8]) -> Result<Endpoint> {
+        /// Connects `worker` to the worker whose address is `address`. An empty address is
+        /// refused with an error; nothing else about it can be checked here.
+        ///
+        /// # Safety
+        /// `address` must be a whole worker address, as [`Worker::address`] returned it in a
+        /// process whose UCX is of a compatible build: UCX reads it without knowing its
+        /// length, and garbage makes it read past the end or abort.
+        pub unsafe fn connect(worker: &Worker, address: &[u8]) -> Result<Endpoint> {
+            refuse_empty("Endpoint::connect", "worker address", address)?;
             let mut p = std::ptr::null_mut();
-            // SAFETY: a live worker; `address` is a worker address (UCX copies what it needs).
+            // SAFETY: a live worker; `address` is a whole worker address (the caller's
+            // contract; UCX copies what it needs).
             crate::check("ucp_ep_create", unsafe {
                 ffi::fsh_ucp_ep_create(worker.ptr(), address.as_ptr().cast(), &mut p)
             })?;
@@ -280,16 +335,31 @@ mod imp {
         }
 
         /// Copies `src` to `raddr` of the peer; returns when `src` may be reused.
-        pub fn put(&self, src: &[u8], raddr: u64, rkey: &RemoteKey) -> Result<()> {
-            // SAFETY: live worker, endpoint and key; `src` is readable for its length and
-            // stays borrowed until the shim returns (local completion).
+        ///
+        /// # Safety
+        /// `rkey` must have been unpacked on this endpoint (checked: an error otherwise), which
+        /// is still the one it was unpacked on, and the bytes at `raddr` must lie inside the
+        /// memory the peer registered under that key. UCX does not check the range on every
+        /// transport: over shared memory it turns `raddr` into an address of this process.
+        pub unsafe fn put(&self, src: &[u8], raddr: u64, rkey: &RemoteKey) -> Result<()> {
+            self.check_key("Endpoint::put", rkey)?;
+            // SAFETY: live worker, endpoint and key (unpacked on this endpoint); the target
+            // range is the caller's contract; `src` is readable for its length and stays
+            // borrowed until the shim returns (local completion).
             crate::check("ucp_put_nbx", unsafe {
                 ffi::fsh_ucp_put(self.worker.ptr(), self.ptr, src.as_ptr().cast(), src.len(), raddr, rkey.ptr)
             })
         }
 
         /// Copies `dst.len()` bytes from `raddr` of the peer; returns when they are in `dst`.
-        pub fn get(&self, dst: &mut [u8], raddr: u64, rkey: &RemoteKey) -> Result<()> {
+        ///
+        /// # Safety
+        /// `rkey` must have been unpacked on this endpoint (checked: an error otherwise), which
+        /// is still the one it was unpacked on, and the bytes at `raddr` must lie inside the
+        /// memory the peer registered under that key. UCX does not check the range on every
+        /// transport: over shared memory it turns `raddr` into an address of this process.
+        pub unsafe fn get(&self, dst: &mut [u8], raddr: u64, rkey: &RemoteKey) -> Result<()> {
+            self.check_key("Endpoint::get", rkey)?;
             // SAFETY: as `put`; `dst` is writable and borrowed until the data arrived.
             crate::check("ucp_get_nbx", unsafe {
                 ffi::fsh_ucp_get(
@@ -303,8 +373,22 @@ mod imp {
             })
         }
 
+        /// Whether `rkey` was unpacked on this endpoint (UCX resolves a key for the endpoint it
+        /// was unpacked on).
+        fn check_key(&self, call: &'static str, rkey: &RemoteKey) -> Result<()> {
+            if rkey.ep == self.ptr {
+                return Ok(());
+            }
+            Err(crate::Error::BadValue {
+                what: call.into(),
+                reason: "the remote key was unpacked on another endpoint".into(),
+            })
+        }
+
+        /// # Safety
+        /// As [`Self::put`], for `size` bytes at `raddr`.
         #[allow(clippy::too_many_arguments)]
-        fn atomic(
+        unsafe fn atomic(
             &self,
             op: AtomicOp,
             size: i32,
@@ -314,9 +398,11 @@ mod imp {
             rkey: &RemoteKey,
             fetch: bool,
         ) -> Result<u64> {
+            self.check_key("Endpoint::atomic", rkey)?;
             let mut out = 0u64;
-            // SAFETY: live worker, endpoint and key; the shim keeps its operands on its stack
-            // until the operation completed.
+            // SAFETY: live worker, endpoint and key (unpacked on this endpoint); the target
+            // word is the caller's contract; the shim keeps its operands on its stack until
+            // the operation completed.
             crate::check("ucp_atomic_op_nbx", unsafe {
                 ffi::fsh_ucp_atomic(
                     self.worker.ptr(),
@@ -336,8 +422,14 @@ mod imp {
 
         /// A 64-bit atomic at `raddr`; returns the old value when `fetch` (compare-swap always
         /// fetches; `compare` is its expected value).
+        ///
+        /// # Safety
+        /// `rkey` must have been unpacked on this endpoint (checked: an error otherwise), which
+        /// is still the one it was unpacked on, and the bytes at `raddr` must lie inside the
+        /// memory the peer registered under that key. UCX does not check the range on every
+        /// transport: over shared memory it turns `raddr` into an address of this process.
         #[allow(clippy::too_many_arguments)]
-        pub fn atomic64(
+        pub unsafe fn atomic64(
             &self,
             op: AtomicOp,
             value: u64,
@@ -346,12 +438,19 @@ mod imp {
             rkey: &RemoteKey,
             fetch: bool,
         ) -> Result<u64> {
-            self.atomic(op, 8, value, compare.unwrap_or(0), raddr, rkey, fetch)
+            // SAFETY: the caller's contract, for the 8 bytes at `raddr`.
+            unsafe { self.atomic(op, 8, value, compare.unwrap_or(0), raddr, rkey, fetch) }
         }
 
         /// A 32-bit atomic at `raddr` (see [`Self::atomic64`]).
+        ///
+        /// # Safety
+        /// `rkey` must have been unpacked on this endpoint (checked: an error otherwise), which
+        /// is still the one it was unpacked on, and the bytes at `raddr` must lie inside the
+        /// memory the peer registered under that key. UCX does not check the range on every
+        /// transport: over shared memory it turns `raddr` into an address of this process.
         #[allow(clippy::too_many_arguments)]
-        pub fn atomic32(
+        pub unsafe fn atomic32(
             &self,
             op: AtomicOp,
             value: u32,
@@ -360,8 +459,11 @@ mod imp {
             rkey: &RemoteKey,
             fetch: bool,
         ) -> Result<u32> {
-            self.atomic(op, 4, u64::from(value), u64::from(compare.unwrap_or(0)), raddr, rkey, fetch)
-                .map(|v| v as u32)
+            // SAFETY: the caller's contract, for the 4 bytes at `raddr`.
+            unsafe {
+                self.atomic(op, 4, u64::from(value), u64::from(compare.unwrap_or(0)), raddr, rkey, fetch)
+            }
+            .map(|v| v as u32)
         }
     }
 
@@ -369,10 +471,18 @@ mod imp {
         /// Starts a get of `len` bytes from `raddr` of the peer without waiting for it: the
         /// bytes land in a buffer of the returned [`Pending`]. The caller progresses the
         /// worker and tests it; a `Pending` dropped unfinished leaves its buffer to UCX.
-        pub fn get_start(&self, len: usize, raddr: u64, rkey: &RemoteKey) -> Result<Pending> {
+        ///
+        /// # Safety
+        /// `rkey` must have been unpacked on this endpoint (checked: an error otherwise), which
+        /// is still the one it was unpacked on, and the bytes at `raddr` must lie inside the
+        /// memory the peer registered under that key. UCX does not check the range on every
+        /// transport: over shared memory it turns `raddr` into an address of this process.
+        pub unsafe fn get_start(&self, len: usize, raddr: u64, rkey: &RemoteKey) -> Result<Pending> {
+            self.check_key("Endpoint::get_start", rkey)?;
             let mut buf = vec![0u64; len.div_ceil(8)].into_boxed_slice();
             let mut req = std::ptr::null_mut();
-            // SAFETY: live worker, endpoint and key; `buf` holds at least `len` bytes and is
+            // SAFETY: live worker, endpoint and key (unpacked on this endpoint); the source
+            // range is the caller's contract; `buf` holds at least `len` bytes and is
             // owned by the returned Pending, which keeps it (or leaks it) until the get has
             // completed.
             let rc = unsafe {
@@ -391,12 +501,20 @@ mod imp {
 
         /// Starts a 64-bit swap of the word at `raddr` with `value` without waiting; the old
         /// value is [`Pending::reply`] once complete.
-        pub fn swap64_start(&self, value: u64, raddr: u64, rkey: &RemoteKey) -> Result<Pending> {
+        ///
+        /// # Safety
+        /// `rkey` must have been unpacked on this endpoint (checked: an error otherwise), which
+        /// is still the one it was unpacked on, and the bytes at `raddr` must lie inside the
+        /// memory the peer registered under that key. UCX does not check the range on every
+        /// transport: over shared memory it turns `raddr` into an address of this process.
+        pub unsafe fn swap64_start(&self, value: u64, raddr: u64, rkey: &RemoteKey) -> Result<Pending> {
+            self.check_key("Endpoint::swap64_start", rkey)?;
             // Word 0: the operand; word 1: the reply.
             let mut buf = vec![value, 0].into_boxed_slice();
             let mut req = std::ptr::null_mut();
             let words = buf.as_mut_ptr();
-            // SAFETY: live worker, endpoint and key; both words live in `buf`, owned by the
+            // SAFETY: live worker, endpoint and key (unpacked on this endpoint); the target
+            // word is the caller's contract; both words live in `buf`, owned by the
             // returned Pending, which keeps it (or leaks it) until the atomic has completed.
             let rc = unsafe {
                 ffi::fsh_ucp_atomic_start(
@@ -560,6 +678,8 @@ mod imp {
     /// A peer's remote key, unpacked for one endpoint (drop it before the endpoint).
     pub struct RemoteKey {
         ptr: *mut c_void,
+        /// The endpoint it was unpacked on (compared, never dereferenced).
+        ep: *mut c_void,
         worker: Worker,
     }
     // SAFETY: an unpacked key is read-only; creating and destroying it take the worker's mutex.
@@ -574,14 +694,22 @@ mod imp {
     }
 
     impl RemoteKey {
-        /// Unpacks a key a peer packed, for use on `ep`.
-        pub fn unpack(ep: &Endpoint, packed: &[u8]) -> Result<RemoteKey> {
+        /// Unpacks a key a peer packed, for use on `ep`. An empty key is refused with an
+        /// error; nothing else about it can be checked here.
+        ///
+        /// # Safety
+        /// `packed` must be a whole packed key, as [`MemRegion::pack_rkey`] returned it in the
+        /// process `ep` is connected to, whose UCX is of a compatible build: UCX reads it
+        /// without knowing its length, and garbage makes it crash.
+        pub unsafe fn unpack(ep: &Endpoint, packed: &[u8]) -> Result<RemoteKey> {
+            refuse_empty("RemoteKey::unpack", "packed remote key", packed)?;
             let mut p = std::ptr::null_mut();
-            // SAFETY: a live endpoint; `packed` is a packed key (UCX copies what it needs).
+            // SAFETY: a live endpoint; `packed` is a whole packed key of its peer (the
+            // caller's contract; UCX copies what it needs).
             crate::check("ucp_ep_rkey_unpack", unsafe {
                 ffi::fsh_ucp_rkey_unpack(ep.worker.ptr(), ep.ptr, packed.as_ptr().cast(), &mut p)
             })?;
-            Ok(RemoteKey { ptr: p, worker: ep.worker.clone() })
+            Ok(RemoteKey { ptr: p, ep: ep.ptr, worker: ep.worker.clone() })
         }
     }
 
@@ -594,7 +722,7 @@ mod imp {
 }
 
 #[cfg(not(wire))]
-// The stubs keep the real signatures, two of them `unsafe fn` (no unsafe block anywhere).
+// The stubs keep the real signatures, `unsafe fn` included (no unsafe block anywhere).
 #[allow(unsafe_code)]
 mod imp {
     use super::*;
@@ -652,25 +780,39 @@ mod imp {
         }
     }
     impl Endpoint {
-        pub fn connect(_: &Worker, _: &[u8]) -> Result<Endpoint> {
+        /// Unavailable: built without UCX.
+        ///
+        /// # Safety
+        /// As the real one.
+        pub unsafe fn connect(_: &Worker, _: &[u8]) -> Result<Endpoint> {
             Err(Error::Unavailable)
         }
-        pub fn put(&self, _: &[u8], _: u64, _: &RemoteKey) -> Result<()> {
+        /// # Safety
+        /// As the real one.
+        pub unsafe fn put(&self, _: &[u8], _: u64, _: &RemoteKey) -> Result<()> {
             Err(Error::Unavailable)
         }
         pub fn put_flagged(&self, _: u64, _: u64, _: &[u8], _: u64, _: super::FlagUpdate) -> Result<()> {
             Err(Error::Unavailable)
         }
-        pub fn get(&self, _: &mut [u8], _: u64, _: &RemoteKey) -> Result<()> {
+        /// # Safety
+        /// As the real one.
+        pub unsafe fn get(&self, _: &mut [u8], _: u64, _: &RemoteKey) -> Result<()> {
             Err(Error::Unavailable)
         }
-        pub fn get_start(&self, _: usize, _: u64, _: &RemoteKey) -> Result<Pending> {
+        /// # Safety
+        /// As the real one.
+        pub unsafe fn get_start(&self, _: usize, _: u64, _: &RemoteKey) -> Result<Pending> {
             Err(Error::Unavailable)
         }
-        pub fn swap64_start(&self, _: u64, _: u64, _: &RemoteKey) -> Result<Pending> {
+        /// # Safety
+        /// As the real one.
+        pub unsafe fn swap64_start(&self, _: u64, _: u64, _: &RemoteKey) -> Result<Pending> {
             Err(Error::Unavailable)
         }
-        pub fn atomic64(
+        /// # Safety
+        /// As the real one.
+        pub unsafe fn atomic64(
             &self,
             _: AtomicOp,
             _: u64,
@@ -681,7 +823,9 @@ mod imp {
         ) -> Result<u64> {
             Err(Error::Unavailable)
         }
-        pub fn atomic32(
+        /// # Safety
+        /// As the real one.
+        pub unsafe fn atomic32(
             &self,
             _: AtomicOp,
             _: u32,
@@ -715,10 +859,93 @@ mod imp {
         }
     }
     impl RemoteKey {
-        pub fn unpack(_: &Endpoint, _: &[u8]) -> Result<RemoteKey> {
+        /// # Safety
+        /// As the real one.
+        pub unsafe fn unpack(_: &Endpoint, _: &[u8]) -> Result<RemoteKey> {
             Err(Error::Unavailable)
         }
     }
 }
 
 pub use imp::{Context, Endpoint, MemRegion, Pending, RemoteKey, Worker};
+
+/// The cheap check of the bytes UCX trusts: refuses empty ones, with an error naming `call`.
+#[cfg_attr(not(wire), allow(dead_code))]
+fn refuse_empty(call: &'static str, what: &str, bytes: &[u8]) -> Result<()> {
+    if bytes.is_empty() {
+        return Err(crate::Error::BadValue { what: call.into(), reason: format!("an empty {what}") });
+    }
+    Ok(())
+}
+
+#[cfg(all(test, wire))]
+mod tests {
+    use super::*;
+
+    /// A context and worker, or `None` (with a note) where UCX cannot be loaded here.
+    fn worker() -> Option<Worker> {
+        match Context::new().and_then(|c| Worker::new(&c)) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                eprintln!("skipped: UCX unavailable here ({e})");
+                None
+            }
+        }
+    }
+
+    /// Issue 27 (6): an empty address or key went straight to UCX (a segfault for the key).
+    #[test]
+    fn empty_address_and_key_are_refused() {
+        let Some(w) = worker() else { return };
+        // SAFETY: the empty address is refused before UCX sees it (what this test checks).
+        let err = unsafe { Endpoint::connect(&w, &[]) }.unwrap_err();
+        assert_eq!(err.to_string(), "Endpoint::connect: an empty worker address");
+        let own = w.address().unwrap();
+        // SAFETY: the worker's own whole address, from `Worker::address` of this process.
+        let ep = unsafe { Endpoint::connect(&w, &own) }.unwrap();
+        // SAFETY: the empty key is refused before UCX sees it.
+        let err = unsafe { RemoteKey::unpack(&ep, &[]) }.unwrap_err();
+        assert_eq!(err.to_string(), "RemoteKey::unpack: an empty packed remote key");
+    }
+
+    /// A key is refused on an endpoint other than the one it was unpacked on, before UCX
+    /// resolves it; on its own endpoint it reaches the registered memory.
+    #[test]
+    fn key_of_another_endpoint_is_refused() {
+        let Some(w) = worker() else { return };
+        let context = Context::new().unwrap();
+        let w2 = Worker::new(&context).unwrap();
+        let mut target = vec![0u8; 64];
+        // SAFETY: `target` stays alive and unused by Rust until after `region` is dropped
+        // (below), and only the puts of this test write it.
+        let region = unsafe { MemRegion::map(&context, target.as_mut_ptr() as usize, target.len()) }.unwrap();
+        let packed = region.pack_rkey().unwrap();
+        let addr = w2.address().unwrap();
+        // SAFETY: whole address and key from `Worker::address` and `MemRegion::pack_rkey` of
+        // this process.
+        let (a, b) =
+            unsafe { (Endpoint::connect(&w, &addr).unwrap(), Endpoint::connect(&w, &addr).unwrap()) };
+        // SAFETY: as above.
+        let rkey = unsafe { RemoteKey::unpack(&a, &packed) }.unwrap();
+        let raddr = target.as_ptr() as u64;
+        // SAFETY: the key is refused before any transfer.
+        let err = unsafe { b.put(&[7; 8], raddr, &rkey) }.unwrap_err();
+        assert_eq!(err.to_string(), "Endpoint::put: the remote key was unpacked on another endpoint");
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    w2.progress();
+                }
+            });
+            // SAFETY: 8 bytes inside the registered `target`, with the key unpacked on `a`.
+            let put = unsafe { a.put(&[7; 8], raddr, &rkey) };
+            let flushed = w.flush();
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            put.unwrap();
+            flushed.unwrap();
+        });
+        drop((rkey, a, b, region));
+        assert_eq!(target[..8], [7; 8]);
+    }
+}

@@ -251,6 +251,9 @@ impl Net {
     }
 
     /// The peer `pe` with the remote address and key of `len` bytes at `offset` of `region`.
+    /// The `ucp` transfers' contract holds for what it returns: the key was unpacked on the
+    /// peer's endpoint, and the bytes lie inside the region the peer registered under it (its
+    /// base and length, published next to the key in `start`, bound the range).
     fn target(
         &self,
         routine: &'static str,
@@ -314,7 +317,11 @@ impl Net {
         };
         let bad = || Error::bootstrap(format!("network transport: PE {pe} published a malformed address"));
         let mut r = Reader(&data);
-        let ep = Endpoint::connect(&self.worker, r.bytes().ok_or_else(bad)?)
+        let address = r.bytes().ok_or_else(bad)?;
+        // SAFETY: the bytes PE `pe` published under NET_KEY, length-prefixed by `Blob`: the
+        // whole of its `Worker::address()`, taken by the same library (same UCX build on every
+        // host of a job) in `Net::start` on that PE.
+        let ep = unsafe { Endpoint::connect(&self.worker, address) }
             .map_err(|e| boot_err(&format!("connecting to PE {pe}"), e))?;
         let mut base = [0u64; REGIONS];
         let mut len = [0u64; REGIONS];
@@ -324,10 +331,11 @@ impl Net {
             len[k] = r.word().ok_or_else(bad)?;
             let packed = r.bytes().ok_or_else(bad)?;
             if !packed.is_empty() {
-                rkey[k] = Some(
-                    RemoteKey::unpack(&ep, packed)
-                        .map_err(|e| boot_err(&format!("remote key of PE {pe}"), e))?,
-                );
+                // SAFETY: as the address above: the whole `MemRegion::pack_rkey()` of PE `pe`'s
+                // region `k`, and `ep` is connected to that PE.
+                let key = unsafe { RemoteKey::unpack(&ep, packed) }
+                    .map_err(|e| boot_err(&format!("remote key of PE {pe}"), e))?;
+                rkey[k] = Some(key);
             }
         }
         Ok(Peer { ep, base, len, rkey })
@@ -363,7 +371,8 @@ impl Net {
             return Ok(());
         }
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, src.len())?;
-        let put = peer.ep.put(src, raddr, rkey).map_err(|e| net_err(routine, pe, "put", e));
+        // SAFETY: `target` checked the range against the peer's region of this key.
+        let put = unsafe { peer.ep.put(src, raddr, rkey) }.map_err(|e| net_err(routine, pe, "put", e));
         if completion == Completion::Quiet {
             self.issued.fetch_add(1, Ordering::Release);
         }
@@ -423,7 +432,8 @@ impl Net {
             return Ok(());
         }
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, dst.len())?;
-        peer.ep.get(dst, raddr, rkey).map_err(|e| net_err(routine, pe, "get", e))
+        // SAFETY: `target` checked the range against the peer's region of this key.
+        unsafe { peer.ep.get(dst, raddr, rkey) }.map_err(|e| net_err(routine, pe, "get", e))
     }
 
     /// Starts reading `len` bytes at `offset` of `region` on `pe` without waiting for them:
@@ -438,7 +448,8 @@ impl Net {
         len: usize,
     ) -> Result<Pending> {
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, len)?;
-        peer.ep.get_start(len, raddr, rkey).map_err(|e| net_err(routine, pe, "get", e))
+        // SAFETY: `target` checked the range against the peer's region of this key.
+        unsafe { peer.ep.get_start(len, raddr, rkey) }.map_err(|e| net_err(routine, pe, "get", e))
     }
 
     /// Starts swapping `value` into the 64-bit word at `offset` of `region` on `pe` without
@@ -452,7 +463,8 @@ impl Net {
         value: u64,
     ) -> Result<Pending> {
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, 8)?;
-        peer.ep.swap64_start(value, raddr, rkey).map_err(|e| net_err(routine, pe, "swap", e))
+        // SAFETY: `target` checked the 8 bytes against the peer's region of this key.
+        unsafe { peer.ep.swap64_start(value, raddr, rkey) }.map_err(|e| net_err(routine, pe, "swap", e))
     }
 
     /// Progresses the worker until every one of `ops` has finished, yielding between looks
@@ -513,10 +525,15 @@ impl Net {
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, W::BYTES)?;
         let run = |op: AtomicOp, value: W, cond: Option<W>| {
             let old = if W::BYTES == 8 {
-                peer.ep.atomic64(op, value.widen(), cond.map(W::widen), raddr, rkey, true)
+                // SAFETY: `target` checked the 8 bytes at `raddr` against the peer's region of
+                // this key.
+                unsafe { peer.ep.atomic64(op, value.widen(), cond.map(W::widen), raddr, rkey, true) }
             } else {
                 let narrow = |w: W| w.widen() as u32;
-                peer.ep.atomic32(op, narrow(value), cond.map(narrow), raddr, rkey, true).map(u64::from)
+                // SAFETY: `target` checked the 4 bytes at `raddr` against the peer's region of
+                // this key.
+                unsafe { peer.ep.atomic32(op, narrow(value), cond.map(narrow), raddr, rkey, true) }
+                    .map(u64::from)
             };
             old.map(W::narrow).map_err(|e| net_err(routine, pe, "atomic", e))
         };
