@@ -497,3 +497,138 @@ fn pushed_alltoalls_back_to_back() {
         s.barrier_all();
     });
 }
+
+/// An element type aligned beyond what the library's scratch buffers give (64 bytes, where
+/// the eager scratch copies are 16-byte aligned), with its `Symmetric` contract honoured.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Wide([u64; 8]);
+// SAFETY: eight plain integers, no padding: every bit pattern is a valid value.
+#[allow(unsafe_code)]
+unsafe impl Symmetric for Wide {}
+
+/// Sum of each of the eight words.
+#[derive(Clone, Copy, Default)]
+struct WideSum;
+impl ReduceOp<Wide> for WideSum {
+    const NAME: &'static str = "wide_sum";
+    fn apply(a: Wide, b: Wide) -> Wide {
+        Wide(std::array::from_fn(|j| a.0[j].wrapping_add(b.0[j])))
+    }
+}
+
+fn wide(w: usize, k: usize) -> Wide {
+    Wide(std::array::from_fn(|j| ((w * 1_000_003 + k * 131 + j) % 100_003) as u64))
+}
+
+/// Reductions of over-aligned elements at every size class: eager (one element), the central
+/// mailbox and the staging area (PEs outnumbering cores), every member reducing all sources
+/// (under 16 KiB), and reduce-scatter (from 16 KiB: 256 elements and more). Before, the eager
+/// and mailbox payloads were read as `&[Wide]` from 16-byte-aligned copies (a debug assertion
+/// of `slice::from_raw_parts`, undefined behaviour in release builds).
+fn wide_reductions(s: &Shmem) {
+    let (me, n) = (s.my_pe(), s.n_pes());
+    let world = s.team_world();
+    let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
+    let max = 1000;
+    let (mut src, mut dst): (SymSlice<Wide>, SymSlice<Wide>) = (s.alloc(max).unwrap(), s.alloc(max).unwrap());
+    for (round, count) in [1usize, 2, 3, 7, 100, 255, 256, 300, 1000].into_iter().enumerate() {
+        let team = if round % 2 == 1 { &rev } else { &world };
+        for k in 0..count {
+            src.write(k, wide(me + round, k)).unwrap();
+        }
+        team.reduce(WideSum, &mut dst, &mut src, count).unwrap();
+        for k in 0..count {
+            let want = (0..n).map(|p| wide(p + round, k)).reduce(WideSum::apply).unwrap();
+            assert_eq!(dst.read(k).unwrap(), want, "count {count} element {k}");
+        }
+        // In place too.
+        team.reduce_in_place(WideSum, &mut src, count).unwrap();
+        let want = (0..n).map(|p| wide(p + round, 0)).reduce(WideSum::apply).unwrap();
+        assert_eq!(src.read(0).unwrap(), want, "in place, count {count}");
+    }
+    s.barrier_all();
+}
+
+#[test]
+fn over_aligned_reductions_with_a_core_per_pe() {
+    common::spmd(
+        "over_aligned_reductions_with_a_core_per_pe",
+        &[2, 3],
+        &[("SHMEMX_CORES", "8")],
+        wide_reductions,
+    );
+}
+
+#[test]
+fn over_aligned_reductions_oversubscribed() {
+    common::spmd(
+        "over_aligned_reductions_oversubscribed",
+        &[2, 3],
+        &[("SHMEMX_CORES", "1")],
+        wide_reductions,
+    );
+}
+
+/// A zero-sized element type (of ordinary and of large alignment): a reduction of 2^20
+/// elements is a sync that moves nothing. Before, the eager path sized its accumulator in
+/// bytes and indexed it in elements (an index out of range).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Nothing;
+// SAFETY: no bytes at all.
+#[allow(unsafe_code)]
+unsafe impl Symmetric for Nothing {}
+#[repr(align(64))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct AlignedNothing;
+// SAFETY: no bytes at all.
+#[allow(unsafe_code)]
+unsafe impl Symmetric for AlignedNothing {}
+#[derive(Clone, Copy, Default)]
+struct Keep;
+impl ReduceOp<Nothing> for Keep {
+    const NAME: &'static str = "keep";
+    fn apply(a: Nothing, _: Nothing) -> Nothing {
+        a
+    }
+}
+impl ReduceOp<AlignedNothing> for Keep {
+    const NAME: &'static str = "keep";
+    fn apply(a: AlignedNothing, _: AlignedNothing) -> AlignedNothing {
+        a
+    }
+}
+
+fn zst_reductions(s: &Shmem) {
+    let world = s.team_world();
+    let count = 1 << 20;
+    let (mut src, mut dst): (SymSlice<Nothing>, SymSlice<Nothing>) =
+        (s.alloc(count).unwrap(), s.alloc(count).unwrap());
+    for c in [1, 2, 100, count] {
+        world.reduce(Keep, &mut dst, &mut src, c).unwrap();
+        world.reduce_in_place(Keep, &mut src, c).unwrap();
+    }
+    assert_eq!(dst.read(count - 1).unwrap(), Nothing);
+    let (mut src, mut dst): (SymSlice<AlignedNothing>, SymSlice<AlignedNothing>) =
+        (s.alloc(count).unwrap(), s.alloc(count).unwrap());
+    for c in [1, 2, 100, count] {
+        world.reduce(Keep, &mut dst, &mut src, c).unwrap();
+    }
+    // The team is still in step: a reduction of real data works.
+    let (mut a, mut b): (SymSlice<u64>, SymSlice<u64>) = (s.alloc(4).unwrap(), s.alloc(4).unwrap());
+    a.write(3, s.my_pe() as u64 + 1).unwrap();
+    world.reduce(Sum, &mut b, &mut a, 4).unwrap();
+    let n = s.n_pes() as u64;
+    assert_eq!(b.read(3).unwrap(), n * (n + 1) / 2);
+    s.barrier_all();
+}
+
+#[test]
+fn zero_sized_reductions() {
+    common::spmd("zero_sized_reductions", &[1, 2, 3], &[("SHMEMX_CORES", "8")], zst_reductions);
+}
+
+#[test]
+fn zero_sized_reductions_oversubscribed() {
+    common::spmd("zero_sized_reductions_oversubscribed", &[2, 3], &[("SHMEMX_CORES", "1")], zst_reductions);
+}

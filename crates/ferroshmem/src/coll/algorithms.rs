@@ -453,24 +453,18 @@ pub(super) fn combine<T: Copy, O: ReduceOp<T>>(acc: &mut [T], src: &[T]) {
     }
 }
 
-/// `addr` when it is aligned for `T`, else a copy of its `len` bytes in `buf`.
-///
-/// # Safety
-/// `addr` must be readable for `len` bytes (at most `EAGER_BYTES`).
-#[inline]
-unsafe fn aligned<T>(addr: usize, len: usize, buf: &mut EagerBuf) -> usize {
-    if addr.is_multiple_of(std::mem::align_of::<T>()) {
-        return addr;
-    }
-    assert!(len <= EAGER_BYTES, "a staged payload is always aligned");
-    // SAFETY: forwarded contract; `buf` holds EAGER_BYTES.
-    unsafe { copy(buf.0.as_mut_ptr() as usize, addr, len) };
-    buf.0.as_ptr() as usize
+/// A buffer for a small reduction's accumulator: [`EAGER_BYTES`] bytes aligned for `T`
+/// (`[T; 0]` gives the alignment and no size).
+#[repr(C)]
+struct SmallAcc<T> {
+    _align: [T; 0],
+    bytes: [std::mem::MaybeUninit<u8>; EAGER_BYTES],
 }
 
 /// The small reduction: `payload(i, buf)` gives the address of member i's `count` elements
-/// (aligned for T, valid until the next call); the result, reduced in member order, goes to
-/// `dest`.
+/// (valid until the next call; a copy in `buf` or the group's scratch, which may be aligned
+/// less than `T` when `T` is over-aligned: such a payload is first copied into a buffer
+/// aligned for `T`); the result, reduced in member order, goes to `dest`.
 #[inline]
 fn reduce_small<T: Copy, O: ReduceOp<T>>(
     dest: usize,
@@ -478,28 +472,52 @@ fn reduce_small<T: Copy, O: ReduceOp<T>>(
     n: usize,
     mut payload: impl FnMut(usize, &mut EagerBuf) -> usize,
 ) {
-    let nbytes = count * std::mem::size_of::<T>();
-    let mut small = [std::mem::MaybeUninit::<T>::uninit(); EAGER_BYTES];
+    let size = std::mem::size_of::<T>();
+    let nbytes = count * size;
+    let mut small = SmallAcc::<T> { _align: [], bytes: [std::mem::MaybeUninit::uninit(); EAGER_BYTES] };
     let mut big: Vec<T> = Vec::new();
     let acc = if nbytes <= EAGER_BYTES {
-        &mut small[..count]
+        // SAFETY: `count` elements of T fill at most the EAGER_BYTES bytes of `small`, which
+        // are aligned for T; MaybeUninit needs no initialisation.
+        unsafe {
+            std::slice::from_raw_parts_mut(small.bytes.as_mut_ptr() as *mut std::mem::MaybeUninit<T>, count)
+        }
     } else {
         big.reserve_exact(count);
         &mut big.spare_capacity_mut()[..count]
     };
     let mut buf = EagerBuf::new();
-    // SAFETY: member 0's payload holds `count` elements of T; MaybeUninit<T> has T's layout.
+    // SAFETY: member 0's payload holds `count` elements of T (`nbytes` bytes; a byte copy
+    // needs no alignment); MaybeUninit<T> has T's layout.
     unsafe { copy(acc.as_mut_ptr() as usize, payload(0, &mut buf), nbytes) };
     // SAFETY: fully initialised just above.
     let acc: &mut [T] = unsafe { &mut *(acc as *mut [std::mem::MaybeUninit<T>] as *mut [T]) };
+    // Payloads not aligned for T (only for over-aligned T) are copied here first.
+    let mut realigned: Vec<T> = Vec::new();
     for i in 1..n {
-        // SAFETY: `payload` gives `count` aligned elements of T.
-        let theirs = unsafe { std::slice::from_raw_parts(payload(i, &mut buf) as *const T, count) };
+        let mut theirs = payload(i, &mut buf);
+        if !theirs.is_multiple_of(std::mem::align_of::<T>()) {
+            if realigned.capacity() < count {
+                realigned.reserve_exact(count);
+            }
+            // SAFETY: the payload holds `nbytes` bytes; `realigned` has room for `count`
+            // elements of T, aligned for T.
+            unsafe { copy(realigned.as_mut_ptr() as usize, theirs, nbytes) };
+            theirs = realigned.as_ptr() as usize;
+        }
+        // SAFETY: `theirs` holds `count` initialised elements of T (any bit pattern is one:
+        // `Symmetric`, or the C types), aligned for T (checked or copied above).
+        let theirs = unsafe { std::slice::from_raw_parts(theirs as *const T, count) };
         combine::<T, O>(acc, theirs);
     }
     // SAFETY: the caller's dest, checked to hold `count` elements.
     unsafe { copy(dest, acc.as_ptr() as usize, nbytes) };
 }
+
+/// The largest element alignment a reduction accepts: a page, so that every PE's mapping of a
+/// symmetric buffer (heaps and static data mapped at page boundaries), and of the staging
+/// areas, is aligned for the element as the local one is.
+const MAX_REDUCE_ALIGN: usize = 4096;
 
 /// The routine under which checked mode compares a reduction with operation `op` (`O::NAME`):
 /// one per operation, so a sum on one PE against a max on another is a mismatch.
@@ -544,12 +562,27 @@ fn reduce_body<T: Copy, O: ReduceOp<T>>(
     g.check(rt, || {
         Signature::new(checked_reduce_name(O::NAME), &[count as i64, std::mem::size_of::<T>() as i64])
     })?;
+    let size = std::mem::size_of::<T>();
+    let align = std::mem::align_of::<T>();
+    // Known at compile time, the same on every member: all return the error alike.
+    if align > MAX_REDUCE_ALIGN {
+        return Err(Error::invalid(
+            routine,
+            "dest/source",
+            format!(
+                "the element type is aligned to {align} bytes; reductions support alignments up to \
+                 {MAX_REDUCE_ALIGN} (where every PE's copy of a buffer is aligned alike)"
+            ),
+        ));
+    }
+    if size == 0 {
+        // Zero-sized elements: every value is the same, nothing moves; still a collective.
+        return if g.spans_hosts(rt) { g.network_sync(rt, routine) } else { sync_without_data(rt, g) };
+    }
     if g.spans_hosts(rt) {
         return across::reduce::<T, O>(rt, g, routine, dest, src, count);
     }
-    let size = std::mem::size_of::<T>();
     let nbytes = count * size;
-    let align = std::mem::align_of::<T>();
     if count == 0 {
         return sync_without_data(rt, g);
     }
@@ -566,10 +599,8 @@ fn reduce_body<T: Copy, O: ReduceOp<T>>(
     // Small and medium: every member reduces all members' payloads in member order, straight
     // into dest (nobody reads our source or dest, so in place needs nothing special).
     if n > 1 && nbytes <= STAGED_BLOCK_BYTES && g.exchange(rt, src, nbytes, 1, 0) {
-        // SAFETY: the exchange holds every member's `count` elements until our next collective.
-        reduce_small::<T, O>(dest, count, n, |i, buf| unsafe {
-            aligned::<T>(g.exchanged(rt, i), nbytes, buf)
-        });
+        // The exchange holds every member's `count` elements until our next collective.
+        reduce_small::<T, O>(dest, count, n, |i, _| g.exchanged(rt, i));
         return Ok(());
     }
     if n > 1 && nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes, nbytes) {
