@@ -632,3 +632,85 @@ fn zero_sized_reductions() {
 fn zero_sized_reductions_oversubscribed() {
     common::spmd("zero_sized_reductions_oversubscribed", &[2, 3], &[("SHMEMX_CORES", "1")], zst_reductions);
 }
+
+/// Whether this PE's [`PanicOnPe0`] panics.
+static PANIC_HERE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A sum that panics on the PE that sets [`PANIC_HERE`].
+#[derive(Clone, Copy, Default)]
+struct PanicOnPe0;
+impl ReduceOp<u64> for PanicOnPe0 {
+    const NAME: &'static str = "sum";
+    fn apply(a: u64, b: u64) -> u64 {
+        if PANIC_HERE.load(std::sync::atomic::Ordering::Relaxed) {
+            panic!("the operation gave up on purpose");
+        }
+        a.wrapping_add(b)
+    }
+}
+
+/// A `ReduceOp` that panics on PE 0, which catches the panic: the job must end with a report
+/// naming the PE, the routine and the panic message, and no PE may return `Ok` with wrong data
+/// (before, PE 1 returned `Ok` with 2048 stale elements of the 4096, then the team deadlocked;
+/// in the small eager reduction the others may return the right result before the job ends).
+/// Reduce-scatter (4096 u64) and the small path (3 u64).
+#[test]
+fn a_panicking_reduce_op_ends_the_job() {
+    fn body(s: &Shmem, count: usize) {
+        let me = s.my_pe();
+        let world = s.team_world();
+        let (mut src, mut dst): (SymSlice<u64>, SymSlice<u64>) =
+            (s.alloc(count).unwrap(), s.alloc(count).unwrap());
+        for k in 0..count {
+            src.write(k, k as u64).unwrap();
+        }
+        PANIC_HERE.store(me == 0, std::sync::atomic::Ordering::Relaxed);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            world.reduce(PanicOnPe0, &mut dst, &mut src, count)
+        }));
+        match r {
+            Ok(Ok(())) => {
+                let n = s.n_pes() as u64;
+                let right = (0..count).all(|k| dst.read(k).unwrap() == n * k as u64);
+                println!(
+                    "PE {me}: reduce returned Ok with {} data",
+                    if right { "the right" } else { "STALE" }
+                );
+            }
+            Ok(Err(e)) => println!("PE {me}: reduce returned Err: {e}"),
+            Err(_) => println!("PE {me}: caught the panic"),
+        }
+        world.sync().unwrap();
+        println!("PE {me}: the team is still usable");
+    }
+    let cases: [(&str, fn(&Shmem)); 2] = [
+        ("a_panicking_reduce_op_ends_the_job_large", |s| body(s, 4096)),
+        ("a_panicking_reduce_op_ends_the_job_small", |s| body(s, 3)),
+    ];
+    if let Ok(which) = std::env::var(common::SPMD_CHILD) {
+        for (name, f) in cases.into_iter().filter(|&(name, _)| name == which) {
+            common::run_if_pe(name, f);
+        }
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    for (name, _) in cases {
+        for (n, cores) in [(2, "8"), (3, "8"), (2, "1")] {
+            let args = ["a_panicking_reduce_op_ends_the_job", "--exact", "--nocapture", "--test-threads=1"];
+            let env = [(common::SPMD_CHILD, name), ("SHMEMX_CORES", cores)];
+            let r = common::run_job(n, &exe, &args, &env, std::time::Duration::from_secs(60));
+            let all =
+                format!("{name} at {n} PEs ({cores} cores)\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+            assert!(!r.timed_out, "timed out: {all}");
+            assert_ne!(r.status, Some(0), "the job should have failed: {all}");
+            assert!(!r.stdout.contains("STALE"), "a PE returned Ok with stale data: {all}");
+            assert!(!r.stdout.contains("caught the panic"), "the panic reached the caller: {all}");
+            assert!(!r.stdout.contains("still usable"), "a PE went on: {all}");
+            assert!(
+                r.stderr.contains("ferroshmem: PE 0: Team::reduce:")
+                    && r.stderr.contains("ReduceOp::apply panicked: the operation gave up on purpose"),
+                "no report: {all}"
+            );
+        }
+    }
+}

@@ -269,7 +269,7 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         acc.clear();
         acc.extend_from_slice(parts(0));
         for i in 1..n {
-            combine::<T, O>(&mut acc, parts(i));
+            combine::<T, O>(routine, &mut acc, parts(i));
         }
         // SAFETY: our own checked destination; our source part was sent already.
         unsafe {

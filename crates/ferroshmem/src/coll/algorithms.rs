@@ -445,12 +445,49 @@ fn alltoalls_body(
     Ok(())
 }
 
-/// `acc[k] = op(acc[k], src[k])`.
+/// `acc[k] = op(acc[k], src[k])`, the user's operation run under [`guard_op`]. `routine`
+/// names the collective in the report of a panicking operation.
 #[inline]
-pub(super) fn combine<T: Copy, O: ReduceOp<T>>(acc: &mut [T], src: &[T]) {
-    for (a, &s) in acc.iter_mut().zip(src) {
-        *a = O::apply(*a, s);
+pub(super) fn combine<T: Copy, O: ReduceOp<T>>(routine: &'static str, acc: &mut [T], src: &[T]) {
+    guard_op::<T, O>(routine, || {
+        for (a, &s) in acc.iter_mut().zip(src) {
+            *a = O::apply(*a, s);
+        }
+    })
+}
+
+/// Runs `f`, which calls the user's [`ReduceOp::apply`], once per call of a collective's
+/// combining loop (not per element: the loop inside stays as fast as without it). An
+/// unwinding panic out of it would leave the collective half done on this PE while the other
+/// members go on (a member returning `Ok` with stale data, the team out of step), so it ends
+/// the job instead, with a report naming this PE, `routine` and the panic message. Under
+/// `panic = "abort"` the panic aborts this process before it gets here (the launcher then
+/// ends the job).
+#[inline]
+fn guard_op<T, O: ReduceOp<T>>(routine: &'static str, f: impl FnOnce()) {
+    if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        op_panicked(routine, O::NAME, payload.as_ref())
     }
+}
+
+/// Ends the job after the user's reduction operation `op` panicked in `routine` (see
+/// [`guard_op`]).
+#[cold]
+#[inline(never)]
+fn op_panicked(routine: &'static str, op: &str, payload: &(dyn std::any::Any + Send)) -> ! {
+    let message = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(a panic payload that is not a string)");
+    crate::runtime::fatal(&Error::invalid(
+        routine,
+        "op",
+        format!(
+            "ReduceOp::apply panicked: {message} (operation {op}); the other PEs cannot finish the \
+             reduction, so the job ends"
+        ),
+    ))
 }
 
 /// A buffer for a small reduction's accumulator: [`EAGER_BYTES`] bytes aligned for `T`
@@ -467,6 +504,7 @@ struct SmallAcc<T> {
 /// aligned for `T`); the result, reduced in member order, goes to `dest`.
 #[inline]
 fn reduce_small<T: Copy, O: ReduceOp<T>>(
+    routine: &'static str,
     dest: usize,
     count: usize,
     n: usize,
@@ -508,7 +546,7 @@ fn reduce_small<T: Copy, O: ReduceOp<T>>(
         // SAFETY: `theirs` holds `count` initialised elements of T (any bit pattern is one:
         // `Symmetric`, or the C types), aligned for T (checked or copied above).
         let theirs = unsafe { std::slice::from_raw_parts(theirs as *const T, count) };
-        combine::<T, O>(acc, theirs);
+        combine::<T, O>(routine, acc, theirs);
     }
     // SAFETY: the caller's dest, checked to hold `count` elements.
     unsafe { copy(dest, acc.as_ptr() as usize, nbytes) };
@@ -600,12 +638,12 @@ fn reduce_body<T: Copy, O: ReduceOp<T>>(
     // into dest (nobody reads our source or dest, so in place needs nothing special).
     if n > 1 && nbytes <= STAGED_BLOCK_BYTES && g.exchange(rt, src, nbytes, 1, 0) {
         // The exchange holds every member's `count` elements until our next collective.
-        reduce_small::<T, O>(dest, count, n, |i, _| g.exchanged(rt, i));
+        reduce_small::<T, O>(routine, dest, count, n, |i, _| g.exchanged(rt, i));
         return Ok(());
     }
     if n > 1 && nbytes <= EAGER_BYTES && g.enter_eager(rt, src, nbytes, nbytes) {
         g.all_entered(rt);
-        reduce_small::<T, O>(dest, count, n, |i, buf| {
+        reduce_small::<T, O>(routine, dest, count, n, |i, buf| {
             g.wait_member(rt, i);
             g.fetch(rt, i, buf)
         });
@@ -629,7 +667,7 @@ fn reduce_body<T: Copy, O: ReduceOp<T>>(
         acc.extend_from_slice(slice(srcs[0], 0, count));
         for (i, &s) in srcs.iter().enumerate().skip(1) {
             g.wait_member(rt, i);
-            combine::<T, O>(&mut acc, slice(s, 0, count));
+            combine::<T, O>(routine, &mut acc, slice(s, 0, count));
         }
         // Others may still read our source (dest may be it): write dest after the sync.
         g.leave(rt);
@@ -646,7 +684,7 @@ fn reduce_body<T: Copy, O: ReduceOp<T>>(
         acc.extend_from_slice(slice(srcs[0], lo, hi - lo));
         for (i, &s) in srcs.iter().enumerate().skip(1) {
             g.wait_member(rt, i);
-            combine::<T, O>(&mut acc, slice(s, lo, hi - lo));
+            combine::<T, O>(routine, &mut acc, slice(s, lo, hi - lo));
         }
         for k in 0..n {
             let i = (me + k) % n;

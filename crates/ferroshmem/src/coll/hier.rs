@@ -1127,7 +1127,7 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     let local = groups.members(groups.mine());
     let mut part: Vec<T> = slice(at(rt, routine, src, nbytes, op.pe(local[0]))?, 0, count).to_vec();
     for &i in &local[1..] {
-        combine::<T, O>(&mut part, slice(at(rt, routine, src, nbytes, op.pe(i))?, 0, count));
+        combine::<T, O>(routine, &mut part, slice(at(rt, routine, src, nbytes, op.pe(i))?, 0, count));
     }
     let mine = groups.mine();
     if direct {
@@ -1160,7 +1160,7 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         acc.clear();
         acc.extend_from_slice(theirs(0));
         for g in 1..l {
-            combine::<T, O>(&mut acc, theirs(g));
+            combine::<T, O>(routine, &mut acc, theirs(g));
         }
         // SAFETY: our own checked destination; every source of this host was read above.
         unsafe { copy(dest + lo * size, acc.as_ptr() as usize, len * size) };
@@ -1203,10 +1203,10 @@ fn reduce_direct<T: Copy, O: ReduceOp<T>>(
         op.wait_counted(base, messages);
         if mine == 0 {
             let mut acc = part.to_vec();
-            combine::<T, O>(&mut acc, dest_slice());
+            combine::<T, O>(op.routine, &mut acc, dest_slice());
             dest_slice().copy_from_slice(&acc);
         } else {
-            combine::<T, O>(dest_slice(), part);
+            combine::<T, O>(op.routine, dest_slice(), part);
         }
         return Ok(());
     }
@@ -1216,7 +1216,7 @@ fn reduce_direct<T: Copy, O: ReduceOp<T>>(
         op.send_counted(op.leader_of(1), dest, ours, nbytes)?;
     } else {
         op.wait_counted(base, chained);
-        combine::<T, O>(dest_slice(), part);
+        combine::<T, O>(op.routine, dest_slice(), part);
         if mine + 1 < l {
             op.send_counted(op.leader_of(mine + 1), dest, dest, nbytes)?;
         } else {
