@@ -683,7 +683,8 @@ fn a_panicking_reduce_op_ends_the_job() {
         world.sync().unwrap();
         println!("PE {me}: the team is still usable");
     }
-    let cases: [(&str, fn(&Shmem)); 2] = [
+    type Case = (&'static str, fn(&Shmem));
+    let cases: [Case; 2] = [
         ("a_panicking_reduce_op_ends_the_job_large", |s| body(s, 4096)),
         ("a_panicking_reduce_op_ends_the_job_small", |s| body(s, 3)),
     ];
