@@ -592,3 +592,53 @@ fn a_dropped_team_slot_waits_for_its_lagging_members() {
         s.barrier_all();
     });
 }
+
+/// A negative `num_contexts` is refused by every team creation, as the C API refuses it
+/// (`invalid argument config: num_contexts -1 is negative`), on every PE: when all pass it,
+/// each returns that error; when one PE alone does, it gets that error and the others that
+/// another PE passed invalid arguments, as for the other argument errors of a split. The
+/// parent stays usable. Before, the Rust API made the teams.
+#[test]
+fn negative_num_contexts_is_refused() {
+    common::spmd("negative_num_contexts_is_refused", &[1, 2, 3], &[], |s| {
+        let (me, n) = (s.my_pe(), s.n_pes() as i64);
+        let world = s.team_world();
+        let bad = TeamConfig { num_contexts: -1 };
+        let refused = |r: ferroshmem::Result<()>, routine: &str| {
+            let e = r.expect_err("a negative num_contexts must be refused");
+            let want = format!("{routine}: invalid argument config: num_contexts -1 is negative");
+            assert!(e.to_string().contains(&want), "{routine}: {e:?}");
+        };
+        refused(world.split_strided(0, 1, n, bad).map(drop), "Team::split_strided");
+        refused(world.split_2d(1, bad, DEFAULT).map(drop), "Team::split_2d");
+        refused(world.split_2d(1, DEFAULT, bad).map(drop), "Team::split_2d");
+        refused(world.split_color(Some(0), 0, bad).map(drop), "Team::split_color");
+        let mut uid: SymSlice<u64> = s.alloc(1).unwrap();
+        if me == 0 {
+            uid.write(0, s.team_uniqueid().unwrap()).unwrap();
+        }
+        world.broadcast_in_place(&mut uid, 1, 0).unwrap();
+        refused(s.team_init(uid.read(0).unwrap(), n as usize, me, bad).map(drop), "Shmem::team_init");
+        // One PE alone: every PE fails, and the creation still completes everywhere.
+        let one = |pe: usize| if me == pe { bad } else { DEFAULT };
+        let last = n as usize - 1;
+        let lone = |r: ferroshmem::Result<()>, routine: &str| {
+            let e = r.expect_err("a creation with one PE's negative num_contexts must fail everywhere");
+            let want = if me == last {
+                format!("{routine}: invalid argument config: num_contexts -1 is negative")
+            } else {
+                "another PE of the parent team passed invalid arguments".to_string()
+            };
+            assert!(e.to_string().contains(&want), "{routine}: {e:?}");
+        };
+        lone(world.split_strided(0, 1, n, one(last)).map(drop), "Team::split_strided");
+        lone(world.split_color(Some(0), 0, one(last)).map(drop), "Team::split_color");
+        lone(world.split_2d(1, DEFAULT, one(last)).map(drop), "Team::split_2d");
+        // The world is still in step, and good configurations still work.
+        world.sync().unwrap();
+        let t = world.split_strided(0, 1, n, TeamConfig { num_contexts: 0 }).unwrap().unwrap();
+        assert_eq!(t.config().num_contexts, 0);
+        t.destroy().unwrap();
+        s.barrier_all();
+    });
+}

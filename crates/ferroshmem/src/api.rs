@@ -777,7 +777,8 @@ impl Shmem {
         // Counts beyond i64::MAX are out of range all the same (and refused as such).
         let (npes, pe_idx) =
             (i64::try_from(npes).unwrap_or(i64::MAX), i64::try_from(pe_idx).unwrap_or(i64::MAX));
-        let req = teams::init_start(self.rt, "Shmem::team_init", uniqueid, npes, pe_idx, Ok(config));
+        const R: &str = "Shmem::team_init";
+        let req = teams::init_start(self.rt, R, uniqueid, npes, pe_idx, config.validated(R));
         TeamRequest::new(req, self.rt, None)
     }
 
@@ -888,7 +889,7 @@ impl<'s> Team<'s> {
             start,
             stride,
             size,
-            Ok(config),
+            config.validated("Team::split_strided"),
         );
         TeamRequest::new(req, self.rt, parent)
     }
@@ -911,8 +912,8 @@ impl<'s> Team<'s> {
             "Team::split_2d",
             self.inner.clone(),
             xrange,
-            Ok(xconfig),
-            Ok(yconfig),
+            xconfig.validated("Team::split_2d"),
+            yconfig.validated("Team::split_2d"),
         );
         TeamRequest::new(req, self.rt, parent)
     }
@@ -939,7 +940,7 @@ impl<'s> Team<'s> {
             self.inner.clone(),
             Ok(color),
             key,
-            Ok(config),
+            config.validated("Team::split_color"),
         );
         TeamRequest::new(req, self.rt, parent)
     }

@@ -34,14 +34,7 @@ fn config_from_mask(
     let mut out = TeamConfig::default();
     if mask & MASK_NUM_CONTEXTS != 0 {
         let c = config.ok_or_else(|| Error::invalid(routine, "config", "NULL with a nonzero config_mask"))?;
-        if c.num_contexts < 0 {
-            return Err(Error::invalid(
-                routine,
-                "config",
-                format!("num_contexts {} is negative", c.num_contexts),
-            ));
-        }
-        out.num_contexts = c.num_contexts;
+        out.num_contexts = c.validated(routine)?.num_contexts;
     }
     Ok(out)
 }

@@ -42,6 +42,21 @@ pub struct TeamConfig {
     pub num_contexts: i32,
 }
 
+impl TeamConfig {
+    /// This configuration, or the error every team creation gives for it (C and Rust alike):
+    /// `num_contexts` must not be negative.
+    pub fn validated(self, routine: &'static str) -> Result<TeamConfig> {
+        if self.num_contexts < 0 {
+            return Err(Error::invalid(
+                routine,
+                "config",
+                format!("num_contexts {} is negative", self.num_contexts),
+            ));
+        }
+        Ok(self)
+    }
+}
+
 /// A team handle as C sees it: 0 is `SHMEM_TEAM_INVALID`, 1-4 the predefined teams, others
 /// `(generation << 32) | (slot + 1)`, so a destroyed handle is recognised, not dereferenced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
