@@ -434,7 +434,34 @@ impl<T: Symmetric> Drop for SymSlice<'_, T> {
 }
 
 /// Types that support atomic memory operations (32- and 64-bit integers).
-pub trait AtomicValue: Symmetric + SyncWord {
+///
+/// Sealed: the atomics act on `Self::Word` at the element's address, so an implementation
+/// whose word is wider than the type would write past the element. Only this crate
+/// implements it; another type does not compile:
+///
+/// ```compile_fail,E0277
+/// use ferroshmem::AtomicValue;
+/// #[derive(Clone, Copy, PartialEq, PartialOrd)]
+/// struct Byte(u8);
+/// // SAFETY: one plain byte.
+/// unsafe impl ferroshmem::Symmetric for Byte {}
+/// impl ferroshmem::p2p::SyncWord for Byte {
+///     unsafe fn load(p: *const Self) -> Self {
+///         // SAFETY: the caller's contract.
+///         unsafe { *p }
+///     }
+/// }
+/// impl AtomicValue for Byte {
+///     type Word = u64; // 8 bytes for a 1-byte element
+///     fn to_word(self) -> u64 {
+///         self.0 as u64
+///     }
+///     fn from_word(w: u64) -> Self {
+///         Byte(w as u8)
+///     }
+/// }
+/// ```
+pub trait AtomicValue: Symmetric + SyncWord + sealed::Sealed {
     #[doc(hidden)]
     type Word: atomic::AmoWord;
     #[doc(hidden)]
@@ -454,9 +481,22 @@ macro_rules! atomic_value {
 }
 atomic_value!(i32 => u32, u32 => u32, i64 => u64, u64 => u64);
 
+/// The seal of [`AtomicValue`]: a public trait in a private module, so that no other crate
+/// can name it, and so implement it.
+mod sealed {
+    #[allow(unreachable_pub)]
+    pub trait Sealed {}
+    impl Sealed for i32 {}
+    impl Sealed for u32 {}
+    impl Sealed for i64 {}
+    impl Sealed for u64 {}
+}
+
 impl<T: AtomicValue> SymSlice<'_, T> {
     #[inline]
     fn amo(&self, routine: &'static str, pe: usize, i: usize, op: AmoOp<T::Word>) -> Result<T> {
+        // The atomics act on a word at the element's address: it must be the element's size.
+        const { assert!(std::mem::size_of::<T>() == std::mem::size_of::<T::Word>()) };
         self.check(routine, i, 1)?;
         // SAFETY: the element is in bounds; amo checks symmetry, the PE and alignment.
         unsafe { atomic::amo(self.rt, routine, self.elem(i) as *const T::Word, pe as i64, op) }
