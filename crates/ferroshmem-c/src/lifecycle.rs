@@ -18,9 +18,10 @@ fn start(thread_level: ThreadLevel) -> c_int {
             // A program that returns from main without shmem_finalize still finalizes, on every
             // PE alike (unless it is leaving through shmem_global_exit).
             static REGISTERED: std::sync::Once = std::sync::Once::new();
-            // SAFETY: atexit with a plain extern "C" function that never unwinds.
+            // SAFETY: on_exit with a plain extern "C" function that never unwinds and
+            // ignores its argument (glibc calls it with the exit status).
             REGISTERED.call_once(|| unsafe {
-                atexit(finalize_at_exit);
+                on_exit(finalize_at_exit, std::ptr::null_mut());
             });
             0
         }
@@ -61,15 +62,16 @@ fn print_info(rt: &fcore::runtime::Runtime) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
-extern "C" fn finalize_at_exit() {
+/// Runs at exit (glibc's `on_exit`, which passes the exit status).
+extern "C" fn finalize_at_exit(status: c_int, _arg: *mut c_void) {
     // SAFETY: the C ABI's own finalize; see `crate::rt`.
     if let Ok(rt) = unsafe { runtime::runtime("shmem_finalize") } {
-        rt.finalize_at_exit();
+        rt.finalize_at_exit(status);
     }
 }
 
 extern "C" {
-    fn atexit(f: extern "C" fn()) -> c_int;
+    fn on_exit(f: extern "C" fn(c_int, *mut c_void), arg: *mut c_void) -> c_int;
     static mut stdout: *mut std::ffi::c_void;
     fn setvbuf(stream: *mut std::ffi::c_void, buf: *mut c_char, mode: c_int, size: usize) -> c_int;
 }

@@ -10,34 +10,54 @@ use crate::job::HeaderView;
 impl Runtime {
     /// Collective end of the OpenSHMEM part of the program.
     pub fn finalize(&self) {
+        self.finalize_within(None)
+    }
+
+    /// [`Self::finalize`]; across hosts, the closing PMIx fence waits at most `limit` (`None`:
+    /// until every PE is in it, however long a loaded machine takes).
+    fn finalize_within(&self, limit: Option<std::time::Duration>) {
         self.barrier_all_as("shmem_finalize");
         self.finalized.store(true, Ordering::SeqCst);
         self.publish_finished();
         // Under a PMIx launcher: every network operation is complete (the barrier quieted).
         // This PE stops running UCX, and a fence keeps every PE from exiting (closing its
         // connections) while another may still handle network traffic; UCX without error
-        // handling ends a process whose peer vanished mid-protocol. The fence gives up after
-        // a while, for programs whose PEs do not all finalize (a PE that returns early with a
-        // status: the launcher then ends the job with it). Then tell the launcher this PE
-        // ended properly, or it reports an abnormal end.
+        // handling ends a process whose peer vanished mid-protocol. The fence waits as long as
+        // it takes when the program finalizes (a time limit turned correct programs into
+        // failures on a loaded machine: the PE left without telling the launcher, which then
+        // reported an improper exit); it gives up after a while only when a PE finalizes at
+        // exit with a failure status (its peers may never come: the launcher ends the job
+        // with the status). Then tell the launcher this PE ended properly, or it reports an
+        // abnormal end.
         let pmix = self.pmix.lock().unwrap_or_else(|e| e.into_inner()).take();
         match (pmix, &self.net) {
             (Some(pmix), Some(net)) => {
                 net.stop_progress();
-                match pmix.fence_timeout(FINALIZE_FENCE_MS) {
-                    Ok(true) => drop(pmix),
-                    _ => pmix.abandon(),
+                let met = match limit {
+                    None => pmix.fence().is_ok(),
+                    Some(limit) => {
+                        let ms = u32::try_from(limit.as_millis()).unwrap_or(u32::MAX);
+                        pmix.fence_timeout(ms).unwrap_or(false)
+                    }
+                };
+                if met {
+                    drop(pmix)
+                } else {
+                    pmix.abandon()
                 }
             }
             (pmix, _) => drop(pmix),
         }
     }
 
-    /// Finalizes at process exit if the program did not (C programs register this with atexit);
-    /// nothing when leaving through a global exit, whose other PEs are being stopped anyway.
-    pub fn finalize_at_exit(&self) {
+    /// Finalizes at process exit if the program did not (C programs register this to run at
+    /// exit, with the process's exit `status`); nothing when leaving through a global exit,
+    /// whose other PEs are being stopped anyway. A PE that exits with a failure status without
+    /// finalizing (it returned early from `main`) may have peers that never reach their
+    /// finalize: its closing fence across hosts gives up after [`FAILED_EXIT_FENCE`].
+    pub fn finalize_at_exit(&self, status: i32) {
         if !self.exiting.load(Ordering::SeqCst) && !self.finalized.load(Ordering::SeqCst) {
-            self.finalize();
+            self.finalize_within((status != 0).then_some(FAILED_EXIT_FENCE));
         }
     }
 
@@ -50,8 +70,9 @@ impl Runtime {
     }
 }
 
-/// How long finalize waits for every PE of a job across hosts to finalize too.
-const FINALIZE_FENCE_MS: u32 = 2000;
+/// How long the finalize at exit of a PE that exits with a failure status waits for the
+/// other PEs of a job across hosts to finalize too.
+pub const FAILED_EXIT_FENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Status with which a PE ends the job after an error it cannot return to the caller.
 pub const ERROR_EXIT_STATUS: i32 = 255;
