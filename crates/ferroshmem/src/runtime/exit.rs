@@ -72,7 +72,7 @@ impl Runtime {
 
 /// How long the finalize at exit of a PE that exits with a failure status waits for the
 /// other PEs of a job across hosts to finalize too.
-pub const FAILED_EXIT_FENCE: std::time::Duration = std::time::Duration::from_secs(2);
+pub(crate) const FAILED_EXIT_FENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Status with which a PE ends the job after an error it cannot return to the caller.
 pub const ERROR_EXIT_STATUS: i32 = 255;
