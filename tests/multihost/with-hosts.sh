@@ -286,12 +286,25 @@ for ((i = 1; i <= nhosts; i++)); do
     run ip link set "$v" master "$bridge"
     run ip link set "$v" up
     run ip -n "$h" link set lo up
+    run ip -n "$h" link set eth0 address "$(printf '02:f5:%02x:%02x:%02x:%02x' "$X" $((i >> 16 & 255)) $((i >> 8 & 255)) $((i & 255)))"
     run ip -n "$h" addr add "10.213.$X.$i/24" dev eth0
     run ip -n "$h" link set eth0 up
     hosts+=("$h")
     hostlist+=("$h:${slots[i-1]}")
     echo "$h slots=${slots[i-1]}" >>"$rundir/hostfile"
     hostsfile_lines+="10.213.$X.$i $h  # $MARK$runid"$'\n'
+done
+
+# Every host knows every other host's link address from the start (permanent neighbour
+# entries), as hosts on a switch learn them once and keep them: here all hosts share one
+# bridge and two CPUs, and the ARP requests of a job whose PEs all connect at once (48 hosts
+# each resolving 47 others) were dropped, failing connects with "No route to host".
+for ((i = 1; i <= nhosts; i++)); do
+    for ((j = 1; j <= nhosts; j++)); do
+        [ $i = $j ] && continue
+        printf 'neigh replace 10.213.%d.%d lladdr 02:f5:%02x:%02x:%02x:%02x dev eth0 nud permanent\n' \
+            "$X" $j "$X" $((j >> 16 & 255)) $((j >> 8 & 255)) $((j & 255))
+    done | ip -n "fsh${runid}h$i" -batch - || fail_setup "neighbour entries of host $i"
 done
 
 # /etc/hosts may be a bind mount: rewrite it in place, never rename over it.

@@ -24,7 +24,14 @@ static double now_s(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static double init_s, slowest_init;
+static double init_s, slowest_init, phase_start;
+
+/* PE 0 prints how long the phase that ends here took (FSH_SCALE_PHASES=1). */
+static void phase(const char *name) {
+    shmem_barrier_all();
+    if (shmem_my_pe() == 0 && getenv("FSH_SCALE_PHASES")) printf("phase %-16s %9.3f ms\n", name, 1e3 * (now_s() - phase_start));
+    phase_start = now_s();
+}
 static long big_src[512], big_dst[512];
 
 int main(void) {
@@ -32,7 +39,9 @@ int main(void) {
     shmem_init();
     init_s = now_s() - t0;
     int me = shmem_my_pe(), n = shmem_n_pes();
+    phase_start = now_s();
     shmem_double_max_reduce(SHMEM_TEAM_WORLD, &slowest_init, &init_s, 1);
+    phase("first reduce");
 
     shmem_barrier_all();
     long *word = shmem_malloc(sizeof(long));
@@ -42,6 +51,7 @@ int main(void) {
     long *sum = shmem_malloc(sizeof(long));
     if (!word || !all || !a2a_src || !a2a_dst || !sum) FAIL("shmem_malloc failed");
 
+    phase("malloc");
     /* Broadcast of 8 B from the last PE, and of 4 KiB from PE 0. */
     *word = me == n - 1 ? 4242 : -1;
     if (shmem_long_broadcast(SHMEM_TEAM_WORLD, word, word, 1, n - 1) != 0) FAIL("broadcast");
@@ -51,17 +61,20 @@ int main(void) {
     for (int i = 0; i < 512; i++)
         if (big_dst[i] != i * 3) FAIL("broadcast 4 KiB [%d] = %ld", i, big_dst[i]);
 
+    phase("broadcast");
     /* Sum reduction. */
     *word = me + 1;
     if (shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sum, word, 1) != 0) FAIL("sum_reduce");
     if (*sum != (long)n * (n + 1) / 2) FAIL("sum_reduce gave %ld", *sum);
 
+    phase("sum_reduce");
     /* fcollect. */
     *word = 10L * me;
     if (shmem_long_fcollect(SHMEM_TEAM_WORLD, all, word, 1) != 0) FAIL("fcollect");
     for (int i = 0; i < n; i++)
         if (all[i] != 10L * i) FAIL("fcollect [%d] = %ld", i, all[i]);
 
+    phase("fcollect");
     /* Alltoall of 8 B and of 4 KiB per PE. */
     for (int i = 0; i < n; i++) a2a_src[i] = 1000L * me + i;
     if (shmem_long_alltoall(SHMEM_TEAM_WORLD, a2a_dst, a2a_src, 1) != 0) FAIL("alltoall");
@@ -73,6 +86,7 @@ int main(void) {
         for (int i = 0; i < 512; i++)
             if (a2a_dst[p * 512 + i] != 100000L * p + me * 512 + i) FAIL("alltoall 4 KiB from %d [%d]", p, i);
 
+    phase("alltoall");
     /* A strided split (every other PE, from the last one backwards), a reduction in it, its destroy. */
     shmem_team_t odd = SHMEM_TEAM_INVALID;
     int size = n / 2;
@@ -87,7 +101,7 @@ int main(void) {
             shmem_team_destroy(odd);
         }
     }
-    shmem_barrier_all();
+    phase("split+destroy");
     shmem_free(sum);
     shmem_free(a2a_dst);
     shmem_free(a2a_src);

@@ -56,6 +56,15 @@ pub(super) fn check_own(rt: &Runtime, routine: &'static str, addr: usize, len: u
     rt.target(routine, addr, len, rt.my_pe as i64).map(|_| ())
 }
 
+/// Connects this PE to every member on another host before a flat collective's transfers
+/// (see `Net::connect_all`).
+fn connect_members(rt: &Runtime, g: &impl Group, routine: &'static str) -> Result<()> {
+    match rt.net() {
+        Some(net) => net.connect_all(routine, (0..g.n()).map(|i| g.pe(i))),
+        None => Ok(()),
+    }
+}
+
 /// The team and its host groups, when the collective is hierarchical.
 fn hierarchical<'g>(rt: &Runtime, g: &'g impl Group) -> Option<(&'g TeamInner, &'g HostGroups)> {
     let team = g.team()?;
@@ -81,6 +90,7 @@ pub(super) fn broadcast(
     check_own(rt, routine, src, nbytes)?;
     g.network_sync(rt, routine)?;
     if g.me() == root {
+        connect_members(rt, g, routine)?;
         for i in (0..g.n()).filter(|&i| i != root || update_root) {
             put(rt, routine, g.pe(i), dest, src, nbytes, Completion::Quiet)?;
         }
@@ -105,6 +115,7 @@ pub(super) fn fcollect(
     let total = nbytes.checked_mul(n).ok_or_else(|| Error::invalid(routine, "nelems", "size overflows"))?;
     check_own(rt, routine, dest, total)?;
     check_own(rt, routine, src, nbytes)?;
+    connect_members(rt, g, routine)?;
     g.network_sync(rt, routine)?;
     let me = g.me();
     for k in 0..n {
@@ -135,6 +146,7 @@ pub(super) fn collect(
     if let Some(nbytes) = nbytes {
         check_own(rt, routine, src, nbytes)?;
     }
+    connect_members(rt, g, routine)?;
     g.network_sync(rt, routine)?;
     let me = g.me();
     // A member with an invalid count sends the mark of one (see `super::collect`).
@@ -192,6 +204,7 @@ pub(super) fn alltoalls(
     };
     check_own(rt, routine, dest, extent(dst)?)?;
     check_own(rt, routine, src, extent(sst)?)?;
+    connect_members(rt, g, routine)?;
     g.network_sync(rt, routine)?;
     let me = g.me();
     for k in 0..n {
@@ -245,6 +258,7 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     if count == 0 {
         return g.network_sync(rt, routine);
     }
+    connect_members(rt, g, routine)?;
     let chunk = room / (n * size);
     let me = g.me();
     let mut acc: Vec<T> = Vec::with_capacity(chunk.min(count));
