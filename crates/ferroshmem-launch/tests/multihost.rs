@@ -3,8 +3,10 @@
 //! with `oshrun --host ...`, which hands them to Open MPI's `mpirun` (PMIx bootstrap, UCX
 //! between hosts forced onto TCP, shared memory within a host).
 //!
-//! For each layout (2 hosts x 2 PEs; 3 hosts with 2, 2 and 1 PEs; 3 hosts x 4 PEs) the test
-//! re-executes itself
+//! For each layout (2 hosts x 2 PEs; 3 hosts with 2, 2 and 1 PEs; 3 hosts x 4 PEs; 4 hosts
+//! with 2, 1, 2 and 1 PEs; and, unless `FSH_MULTIHOST_SCALE=0` (`only`: them alone), the layouts of many hosts of
+//! [`scale_layouts`], 64 x 1, 32 x 2 and 48 ragged hosts, with the cases marked `at_scale`)
+//! the test re-executes itself
 //! inside `with-hosts.sh` (`FSH_INNER` set), where it runs every program with a timeout:
 //! the one-sided, memory, lifecycle and launcher C tests, the team and collective C tests, the
 //! specification's Example 12 (12 PEs, its lines compared as a set), and SPMD tests of the
@@ -27,6 +29,29 @@ use std::time::{Duration, Instant};
 const LAYOUTS: &[&str] = &["2:2,2", "3:2,2,1", "3:4,4,4", "4:2,1,2,1"];
 /// The layouts of the progress and fault tests.
 const ONE_SIDED_LAYOUTS: &[&str] = &["2:2,2", "3:2,2,1"];
+
+/// Layouts of many hosts (issue 28): 64 hosts x 1 PE, 32 hosts x 2 PEs, and 48 ragged hosts of
+/// 1-3 PEs (1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 3, 1 over and over: 64 PEs, the most some tests take). Only the cases marked `at_scale` run on
+/// them: every one of these jobs starts a daemon on each host, and the 2 cores run them all.
+/// Not yet among them, being too slow there (the collectives of teams over more than
+/// `MAX_GROUPS` hosts are flat): at 64 x 1, team_split_2d.c took 157 s, and team_strided.c and
+/// coll_team.c did not end within 300 s (coll_team.c's strided alltoalls, a put per element).
+fn scale_layouts() -> Vec<String> {
+    let layout = |counts: Vec<usize>| {
+        let list: Vec<String> = counts.iter().map(usize::to_string).collect();
+        format!("{}:{}", counts.len(), list.join(","))
+    };
+    vec![
+        layout(vec![1; 64]),
+        layout(vec![2; 32]),
+        layout([1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 3, 1].iter().copied().cycle().take(48).collect()),
+    ]
+}
+
+/// Whether `layout` is one of [`scale_layouts`].
+fn is_scale_layout(layout: &str) -> bool {
+    scale_layouts().iter().any(|l| l == layout)
+}
 
 /// What runs: a C program (built with oshcc), or one SPMD test of a Rust test binary
 /// (`common::spmd`: the binary re-executed as the PEs, the test's body between init and
@@ -55,6 +80,8 @@ struct Case {
     args: &'static [&'static str],
     /// A check of the combined output beyond `expect_output`.
     check: Option<Check>,
+    /// Also run on the layouts of many hosts ([`scale_layouts`]).
+    at_scale: bool,
 }
 
 /// A check of a job's combined output: why it fails, if it does.
@@ -71,6 +98,7 @@ const fn case(source: &'static str) -> Case {
         only_on: None,
         args: &[],
         check: None,
+        at_scale: false,
     }
 }
 
@@ -88,7 +116,9 @@ const CASES: &[Case] = &[
     case("tests/c/memory.c"),
     case("tests/c/align.c"),
     case("tests/launch/no_finalize.c"),
-    Case { expect_output: Some("hosts: "), ..case("tests/multihost/c/hosts.c") },
+    Case { expect_output: Some("hosts: "), at_scale: true, ..case("tests/multihost/c/hosts.c") },
+    // The first collectives of a job of many hosts, each checked (on every layout).
+    Case { expect_output: Some("scale: ok at "), at_scale: true, ..case("tests/multihost/c/scale.c") },
     // Progress and faults on the layouts of the one-sided acceptance (12 PEs and their 12
     // progress threads on this machine's 2 cores measure its scheduler, not the library).
     Case {
@@ -129,7 +159,7 @@ const CASES: &[Case] = &[
     // Deferred destroys (teams across hosts): slots reused late, never early, never lost.
     Case { env: &[("SHMEMX_TEAM_SLOTS", "40")], ..case("tests/c/team_destroy_deferred.c") },
     case("tests/c/team_init.c"),
-    case("tests/c/team_split_color.c"),
+    Case { at_scale: true, ..case("tests/c/team_split_color.c") },
     Case {
         env: &[("SHMEMX_CHECK_COLLECTIVES", "1")],
         expect_output: Some("shmem_team_split_strided on SHMEM_TEAM_WORLD: PE 0"),
@@ -266,7 +296,10 @@ fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
     let (mut passed, mut failed) = (0, 0);
     let only = std::env::var("FSH_MULTIHOST_ONLY").unwrap_or_default();
     for (exe, case) in cases {
-        if case.only_on.is_some_and(|l| !l.contains(&layout)) || !case.name().contains(&only) {
+        if case.only_on.is_some_and(|l| !l.contains(&layout))
+            || !case.name().contains(&only)
+            || (is_scale_layout(layout) && !case.at_scale)
+        {
             continue;
         }
         let name = format!("{} on {layout}", case.name());
@@ -897,7 +930,14 @@ fn main() {
     let shm_before = common::dev_shm();
     let script = root.join("tests/multihost/with-hosts.sh");
     let (mut passed, mut failed) = (0usize, 0usize);
-    for layout in LAYOUTS {
+    // FSH_MULTIHOST_SCALE: 0 leaves the layouts of many hosts out, "only" runs only them.
+    let scale = scale_layouts();
+    let which = std::env::var("FSH_MULTIHOST_SCALE").unwrap_or_default();
+    let mut layouts: Vec<&str> = if which == "only" { Vec::new() } else { LAYOUTS.to_vec() };
+    if which != "0" {
+        layouts.extend(scale.iter().map(String::as_str));
+    }
+    for layout in layouts {
         let mut cmd = Command::new("bash");
         cmd.arg(&script).arg(layout).arg("--").arg(std::env::current_exe().unwrap()).env("FSH_INNER", layout);
         let (code, out, elapsed, timed_out) = run_with_deadline(cmd, Duration::from_secs(900));
