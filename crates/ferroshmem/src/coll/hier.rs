@@ -936,6 +936,7 @@ pub(super) fn alltoall(
     let op = if by_host {
         Op::new(rt, team, groups, routine)
     } else {
+        team.connect_remote_members(rt, routine)?;
         Op::every_pe_sends(rt, team, groups, routine)
     };
     let entered = op.flag_value(0);
