@@ -81,6 +81,8 @@ pub struct Runtime {
     /// Heap offsets of blocks dropped on this PE (`SymSlice`'s Drop) and not yet released:
     /// released only once every PE has dropped them (see `alloc.rs`).
     dropped: Mutex<std::collections::BTreeSet<usize>>,
+    /// Collective allocations (and frees) so far: which of them agree on dropped blocks.
+    allocations: std::sync::atomic::AtomicU64,
     finalized: AtomicBool,
     /// Set by global_exit: atexit handlers must not wait for other PEs.
     exiting: AtomicBool,
@@ -241,6 +243,7 @@ impl Runtime {
             static_bases,
             allocator: Mutex::new(SymHeap::new(layout.heap_size)),
             dropped: Mutex::new(std::collections::BTreeSet::new()),
+            allocations: std::sync::atomic::AtomicU64::new(0),
             finalized: AtomicBool::new(false),
             exiting: AtomicBool::new(false),
             debug,
