@@ -10,13 +10,10 @@
 
 #include <shmem.h>
 
-#define FAIL(...)                                                                            \
-    do {                                                                                     \
-        fprintf(stderr, "PE %d: ", shmem_my_pe());                                           \
-        fprintf(stderr, __VA_ARGS__);                                                        \
-        fprintf(stderr, "\n");                                                               \
-        shmem_global_exit(1);                                                                \
-    } while (0)
+#include "../../c/testutil.h"
+
+/* Reports the failed check (its PE, place and message) and ends the job with status 1. */
+#define FAIL(...) test_fail(__FILE__, __LINE__, "scale", __VA_ARGS__)
 
 static double now_s(void) {
     struct timespec t;
