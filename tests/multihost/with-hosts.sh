@@ -84,7 +84,7 @@ shift
 
 nhosts=${spec%%:*}
 case $nhosts in ''|*[!0-9]*) usage ;; esac
-[ "$nhosts" -ge 1 ] && [ "$nhosts" -le 99 ] || { echo "$0: N must be 1..99" >&2; exit 2; }
+[ "$nhosts" -ge 1 ] && [ "$nhosts" -le 253 ] || { echo "$0: N must be 1..253 (one /24 subnet)" >&2; exit 2; }
 declare -a slots
 if [ "$spec" != "$nhosts" ]; then
     IFS=, read -r -a slots <<<"${spec#*:}"
