@@ -252,3 +252,40 @@ fn leftover_check_sees_only_our_names_in_dev_shm() {
     let message = message.downcast_ref::<String>().map_or("", String::as_str);
     assert!(message.contains("the job left files in /dev/shm"), "{message}");
 }
+
+/// A program started as one of several tasks by a launcher without PMIx (`srun --mpi=none` or
+/// `--mpi=pmi2`, a PMI launcher) fails at init, naming the launcher option to use, instead
+/// of running as N jobs of one PE; alone (one task, or an allocation's shell) it is one PE.
+#[test]
+fn tasks_of_a_launcher_without_pmix_are_refused() {
+    let prog = common::compile_c(&common::repo_root().join("tests/c/rma.c"));
+    let run = |env: &[(&str, &str)]| {
+        let mut cmd = Command::new(&prog);
+        for var in
+            ["FERROSHMEM_JOB_FD", "PMIX_RANK", "PMIX_NAMESPACE", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS"]
+        {
+            cmd.env_remove(var);
+        }
+        cmd.env_remove("OMPI_COMM_WORLD_SIZE").env_remove("PMI_SIZE").envs(env.iter().copied());
+        let (out, timed_out) = common::output_within(&mut cmd, Duration::from_secs(30));
+        assert!(!timed_out, "{env:?}: timed out");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    for (env, instead) in [
+        (&[("SLURM_PROCID", "1"), ("SLURM_STEP_NUM_TASKS", "4")][..], "srun --mpi=pmix"),
+        (&[("PMI_SIZE", "2"), ("PMI_RANK", "0")][..], "srun --mpi=pmix"),
+        (&[("OMPI_COMM_WORLD_SIZE", "3")][..], "oshrun --host"),
+    ] {
+        let (code, stderr, _) = run(env);
+        assert_eq!(code, Some(255), "{env:?}: {stderr}");
+        assert!(stderr.contains("without PMIx") && stderr.contains(instead), "{env:?}: {stderr}");
+    }
+    for env in [&[("SLURM_PROCID", "0"), ("SLURM_STEP_NUM_TASKS", "1")][..], &[("SLURM_NTASKS", "4")][..]] {
+        let (code, stderr, stdout) = run(env);
+        assert!(code == Some(0) && stdout.contains("ok at 1 PEs"), "{env:?}: {code:?} {stderr}");
+    }
+}
