@@ -59,10 +59,7 @@ pub(super) fn check_own(rt: &Runtime, routine: &'static str, addr: usize, len: u
 /// Connects this PE to every member on another host before a flat collective's transfers
 /// (see `Net::connect_all`).
 fn connect_members(rt: &Runtime, g: &impl Group, routine: &'static str) -> Result<()> {
-    match rt.net() {
-        Some(net) => net.connect_all(routine, (0..g.n()).map(|i| g.pe(i))),
-        None => Ok(()),
-    }
+    rt.connect_all(routine, (0..g.n()).map(|i| g.pe(i)))
 }
 
 /// The team and its host groups, when the collective is hierarchical.

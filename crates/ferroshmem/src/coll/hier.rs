@@ -936,7 +936,8 @@ pub(super) fn alltoall(
     let op = if by_host {
         Op::new(rt, team, groups, routine)
     } else {
-        team.connect_remote_members(rt, routine)?;
+        // Every member sends its own blocks to every member of the other hosts.
+        rt.connect_all(routine, (0..n).map(|i| team.pes.world_pe(i)))?;
         Op::every_pe_sends(rt, team, groups, routine)
     };
     let entered = op.flag_value(0);

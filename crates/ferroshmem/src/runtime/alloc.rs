@@ -98,8 +98,7 @@ impl Runtime {
             self.teams.world.sync_unchecked(self);
             return Ok(());
         }
-        let mut payload = [0u64; PAYLOAD];
-        self.offer_dropped(&mut payload);
+        let payload = self.offer_dropped();
         let mut agreed = if self.checked {
             let sig = team::checked::Signature::new(routine, args);
             team::checked::check_call_carrying(self, &self.teams.world, &sig, payload)?
@@ -109,9 +108,7 @@ impl Runtime {
         // Every offer agreed: there may be more (every PE sees the same result, so all go on
         // alike), until a round releases fewer than it could.
         while self.release_agreed_drops(&agreed) == DROP_OFFERS {
-            let mut payload = [0u64; PAYLOAD];
-            self.offer_dropped(&mut payload);
-            agreed = self.max_allreduce(payload);
+            agreed = self.max_allreduce(self.offer_dropped());
         }
         Ok(())
     }
@@ -133,10 +130,11 @@ impl Runtime {
         self.dropped.lock().unwrap_or_else(|e| e.into_inner()).insert(off);
     }
 
-    /// Writes this PE's [`DROP_OFFERS`] smallest dropped offsets, in order, into `payload`:
+    /// An all-reduce payload with this PE's [`DROP_OFFERS`] smallest dropped offsets, in order:
     /// each as itself and as its complement (so that the MAX all-reduce gives the largest and
     /// the smallest over the PEs); [`NO_DROP`] where it has fewer.
-    fn offer_dropped(&self, payload: &mut [u64; PAYLOAD]) {
+    fn offer_dropped(&self) -> [u64; PAYLOAD] {
+        let mut payload = [0u64; PAYLOAD];
         let dropped = self.dropped.lock().unwrap_or_else(|e| e.into_inner());
         let mut offers = dropped.iter().map(|&off| off as u64);
         for k in 0..DROP_OFFERS {
@@ -144,6 +142,7 @@ impl Runtime {
             payload[DROP_WORDS + 2 * k] = v;
             payload[DROP_WORDS + 2 * k + 1] = !v;
         }
+        payload
     }
 
     /// Releases the offsets that every PE offered at the same position: each PE's `k`-th

@@ -266,6 +266,29 @@ impl Runtime {
         self.net.as_ref()
     }
 
+    /// Connects to every PE of `pes` on another host that has no endpoint yet, all at once,
+    /// where a collective is about to talk to them (`Net::connect_all`); nothing within a host.
+    pub(crate) fn connect_all(&self, routine: &'static str, pes: impl Iterator<Item = usize>) -> Result<()> {
+        match &self.net {
+            Some(net) => net.connect_all(routine, pes),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Self::connect_all`] for the partners of this member (`me` of `n`, world PEs
+    /// `member(i)`) in a dissemination: `me + 2^k`. A failure is not returned: it shows again,
+    /// and is reported, at the round's transfer.
+    pub(crate) fn connect_dissemination(
+        &self,
+        routine: &'static str,
+        n: usize,
+        me: usize,
+        member: impl Fn(usize) -> usize,
+    ) {
+        let partners = (0..usize::BITS).map(|k| 1usize << k).take_while(|&d| d < n);
+        let _ = self.connect_all(routine, partners.map(|d| member((me + d) % n)));
+    }
+
     /// Whether the `n` members `member(0..n)` run on more than one host.
     #[inline]
     pub fn spans_hosts(&self, n: usize, member: impl Fn(usize) -> usize) -> bool {

@@ -229,11 +229,8 @@ impl Runtime {
     fn network_sync(&self, slot: usize, n: usize, me: usize, member: impl Fn(usize) -> usize, epoch: u64) {
         if let Some(net) = &self.net {
             net.quiet();
-            // Every round's partner at once, so that first wire-ups overlap (`Net::connect_all`);
-            // a failure shows again at the round's put.
-            let partners = (0..usize::BITS).map(|k| 1usize << k).take_while(|&d| d < n);
-            let _ = net.connect_all("shmem_team_sync", partners.map(|d| member((me + d) % n)));
         }
+        self.connect_dissemination("shmem_team_sync", n, me, &member);
         let my_slot = self.ctrl.slot(self.my_pe, slot);
         let (mut dist, mut round) = (1usize, 0usize);
         while dist < n {

@@ -206,12 +206,7 @@ impl MaxAllreduce {
         let n = self.team.pes.size();
         let me = self.team.my_index;
         if self.round == 0 && !self.sent {
-            if let Some(net) = rt.net() {
-                // Every round's partner at once (see `Runtime::network_sync`).
-                let partners = (0..usize::BITS).map(|k| 1usize << k).take_while(|&d| d < n);
-                let _ =
-                    net.connect_all("team agreement", partners.map(|d| self.team.pes.world_pe((me + d) % n)));
-            }
+            rt.connect_dissemination("team agreement", n, me, |i| self.team.pes.world_pe(i));
         }
         while (1usize << self.round) < n {
             let to = self.team.pes.world_pe((me + (1 << self.round)) % n);

@@ -149,9 +149,6 @@ pub struct TeamInner {
     /// Successful `split_color`s with this team as the parent (which buffer of
     /// [`color`] entries is next).
     color_splits: AtomicU64,
-    /// Whether this PE has connected to every member on another host (the first collective
-    /// in which every member sends across hosts: see [`TeamInner::connect_remote_members`]).
-    remote_members_connected: AtomicBool,
     /// Whether `shmem_team_destroy` defers the release of the slot instead of synchronising
     /// (`release`): decided by the creation's agreement, the same on every member; the team
     /// then holds a credit of this PE's slot table (`slots`).
@@ -185,7 +182,6 @@ impl TeamInner {
             broadcast_ring: OnceLock::new(),
             busy: AtomicBool::new(false),
             color_splits: AtomicU64::new(0),
-            remote_members_connected: AtomicBool::new(false),
             calls: AtomicU64::new(0),
             defers_destroy: false,
         }
@@ -309,27 +305,12 @@ impl TeamInner {
                     // A leader talks to every other leader: connect to them all at once, so
                     // that their wire-ups overlap (`Net::connect_all`); a failure shows again,
                     // and is reported, at the first transfer with that leader.
-                    if let Some(net) = rt.net() {
-                        let leaders = (0..groups.len()).map(|g| self.pes.world_pe(groups.leader(g)));
-                        let _ = net.connect_all("team set-up", leaders);
-                    }
+                    let leaders = (0..groups.len()).map(|g| self.pes.world_pe(groups.leader(g)));
+                    let _ = rt.connect_all("team set-up", leaders);
                 }
                 hierarchical.then_some(groups)
             })
             .as_ref()
-    }
-
-    /// Connects this PE to every member of the team on another host, all at once, the first
-    /// time a collective needs it (an alltoall in which every member sends its own blocks).
-    pub fn connect_remote_members(&self, rt: &Runtime, routine: &'static str) -> crate::error::Result<()> {
-        if self.remote_members_connected.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        if let Some(net) = rt.net() {
-            net.connect_all(routine, (0..self.pes.size()).map(|i| self.pes.world_pe(i)))?;
-        }
-        self.remote_members_connected.store(true, Ordering::Relaxed);
-        Ok(())
     }
 
     /// Takes the numbers of the next `k` exchanges through staging areas between hosts (see
