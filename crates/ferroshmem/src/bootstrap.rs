@@ -68,26 +68,30 @@ pub(crate) fn attach() -> Result<Attached> {
     Ok(Attached { job: file, my_pe: 0, topology: Topology::single_host(1, 0), pmix: None })
 }
 
-/// Launchers whose task variables say that this process is one task of several, with the
-/// variable giving the number of tasks and what to run instead. Without PMIx (or oshrun's job
-/// file) this process could only be a job of one PE: N of them would each run the whole
-/// program alone, and print as many "results" (`srun --mpi=none` did, and so would
-/// `--mpi=pmi2`, the default of sites whose `MpiDefault` is not pmix).
-const OTHER_LAUNCHERS: &[(&str, &str, &str)] = &[
-    ("Slurm's srun", "SLURM_STEP_NUM_TASKS", "srun --mpi=pmix"),
-    ("Open MPI's mpirun", "OMPI_COMM_WORLD_SIZE", "mpirun from an Open MPI with PMIx, or oshrun --host"),
-    ("a PMI launcher", "PMI_SIZE", "srun --mpi=pmix, mpirun (Open MPI), or oshrun"),
+/// Launchers whose task variables say that this process is one task of several: the
+/// launcher, the variable giving the number of tasks, one that must be set beside it (srun
+/// sets `SLURM_PROCID` for each task of a step; an allocation's shell has task counts but no
+/// step), and what to run instead. Without PMIx (or oshrun's job file) this process could only
+/// be a job of one PE: N of them would each run the whole program alone, and print as many
+/// "results" (`srun --mpi=none` did, and so would `--mpi=pmi2`, the default of sites whose
+/// `MpiDefault` is not pmix).
+const OTHER_LAUNCHERS: &[(&str, &str, Option<&str>, &str)] = &[
+    ("Slurm's srun", "SLURM_STEP_NUM_TASKS", Some("SLURM_PROCID"), "srun --mpi=pmix"),
+    (
+        "Open MPI's mpirun",
+        "OMPI_COMM_WORLD_SIZE",
+        None,
+        "mpirun from an Open MPI with PMIx, or oshrun --host",
+    ),
+    ("a PMI launcher", "PMI_SIZE", None, "srun --mpi=pmix, mpirun (Open MPI), or oshrun"),
 ];
 
 /// Fails when a launcher without PMIx started this process as one of several tasks (see
 /// [`OTHER_LAUNCHERS`]); a program started alone (even inside an allocation) is one PE.
 fn refuse_other_launchers() -> Result<()> {
-    for &(launcher, var, instead) in OTHER_LAUNCHERS {
+    for &(launcher, var, beside, instead) in OTHER_LAUNCHERS {
         let tasks = std::env::var(var).ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0);
-        // srun sets SLURM_PROCID for each task of a step; an allocation's shell has
-        // SLURM_NTASKS but no step.
-        let is_task = var != "SLURM_STEP_NUM_TASKS" || std::env::var_os("SLURM_PROCID").is_some();
-        if tasks > 1 && is_task {
+        if tasks > 1 && beside.is_none_or(|b| std::env::var_os(b).is_some()) {
             return Err(Error::bootstrap(format!(
                 "started by {launcher} as one of {tasks} tasks ({var}={tasks}) without PMIx: \
                  the PEs of a job find each other through PMIx, so each task would run alone as a \
