@@ -28,7 +28,10 @@
 //! (`ucp_worker_flush`); `fence` orders (`ucp_worker_fence`). Syncs and barriers quiet first.
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+mod progress;
+use progress::ProgressThread;
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ferroshmem_wire::pmix::Pmix;
@@ -613,7 +616,7 @@ pub struct Busy<'a>(&'a Net);
 /// PE running the next collective); leaving it parked for 2 ms delayed remote operations on a
 /// PE that went on to compute (see docs/ARCHITECTURE.md, "Who progresses the worker"). Every
 /// leave moves a deadline on (an atomic store); the timer that wakes the progress thread is
-/// set with slack (see [`HandBack`]).
+/// set with slack (see [`progress::HandBack`]).
 const HAND_BACK_AFTER: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// Nanoseconds of `CLOCK_MONOTONIC`, the timer's clock (`activity::now_ms` reads the same
@@ -666,184 +669,5 @@ impl Drop for Net {
     fn drop(&mut self) {
         // The progress thread stops before endpoints, keys and the worker go.
         self.progress.take();
-    }
-}
-
-/// The thread that sleeps on the worker's event descriptor and progresses it on arrival.
-struct ProgressThread {
-    stop: Arc<AtomicBool>,
-    worker: Arc<Worker>,
-    handle: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// When the thread stands aside: the moment to take the worker back, and its timer.
-    hand_back: Arc<HandBack>,
-}
-
-/// The progress thread's hand-back deadline and the one-shot timer (timerfd) it waits on while
-/// it stands aside. Setting a timer is a system call that took 11 µs here (this VM reprograms
-/// its timer hardware through the hypervisor): set by every leave, it was 40% of a barrier
-/// between 2 simulated hosts × 1 PE (24-25 µs, 10.4 without). Waking the progress thread
-/// instead at every deadline to set the timer again (every 200 µs for each PE that runs
-/// collectives back to back) cost more with 8 PEs on the 2 cores (4 × 2 barrier 139 against
-/// 91 µs with the timer set at every leave). So the timer is set with slack, for twice the
-/// hand-back delay, and set again only when it would fire less than one delay after a leave:
-/// one system call per 200 µs of back-to-back collectives, no wake-up of the progress thread
-/// while they last, and the worker back 200-400 µs after the last leave (4 × 2 barrier 94-103
-/// against 127-134 µs with the timer set at every leave, both orders of an alternating A/B).
-#[derive(Debug)]
-struct HandBack {
-    timer: std::os::fd::OwnedFd,
-    /// `CLOCK_MONOTONIC` nanoseconds after which the progress thread takes the worker back.
-    deadline: AtomicU64,
-    /// When the timer fires (`CLOCK_MONOTONIC` nanoseconds); 0: not set.
-    fires_at: AtomicU64,
-}
-
-impl HandBack {
-    /// Sets the timer to fire at `at` (`CLOCK_MONOTONIC` nanoseconds).
-    fn set_timer(&self, at: u64) {
-        self.fires_at.store(at, Ordering::SeqCst);
-        let spec = libc::itimerspec {
-            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
-            it_value: libc::timespec {
-                tv_sec: (at / 1_000_000_000) as _,
-                tv_nsec: (at % 1_000_000_000).max(1) as _,
-            },
-        };
-        // SAFETY: our timer descriptor, a valid itimerspec (absolute time), no old value wanted.
-        unsafe {
-            libc::timerfd_settime(
-                std::os::fd::AsRawFd::as_raw_fd(&self.timer),
-                libc::TFD_TIMER_ABSTIME,
-                &spec,
-                std::ptr::null_mut(),
-            )
-        };
-    }
-
-    /// The progress thread takes the worker back `after` from now (within twice that),
-    /// unless a thread of the PE progresses again by then.
-    fn after(&self, after: std::time::Duration) {
-        let now = monotonic_ns();
-        let after = after.as_nanos() as u64;
-        // Deadline first, then the look at the timer: the progress thread clears the timer,
-        // then reads the deadline (both SeqCst), so one of the two sees the other.
-        self.deadline.store(now + after, Ordering::SeqCst);
-        let at = self.fires_at.load(Ordering::SeqCst);
-        if at == 0 || at < now + after {
-            self.set_timer(now + 2 * after);
-        }
-    }
-
-    /// The progress thread takes the worker back at once: the caller goes to sleep, or the
-    /// thread must stop.
-    fn at_once(&self) {
-        let now = monotonic_ns();
-        self.deadline.store(now, Ordering::SeqCst);
-        self.set_timer(now);
-    }
-
-    /// On the progress thread, woken while standing aside (by the timer, or the safety net):
-    /// whether to take the worker back now; if not, the timer is set for when to look again
-    /// (unless a thread of the PE progresses: its leave sets it).
-    fn due(&self, busy: &AtomicU32) -> bool {
-        self.fires_at.store(0, Ordering::SeqCst);
-        if busy.load(Ordering::SeqCst) > 0 {
-            return false;
-        }
-        let deadline = self.deadline.load(Ordering::SeqCst);
-        if monotonic_ns() < deadline {
-            self.set_timer(deadline);
-            return false;
-        }
-        true
-    }
-}
-
-impl ProgressThread {
-    fn start(
-        worker: Arc<Worker>,
-        on_activity: Arc<dyn Fn() + Send + Sync>,
-        busy: Arc<AtomicU32>,
-        my_pe: usize,
-    ) -> Result<Self> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let efd = worker.event_fd().map_err(|e| boot_err("worker event descriptor", e))?;
-        // SAFETY: plain system call; the result is checked.
-        let tfd =
-            unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
-        if tfd < 0 {
-            return Err(Error::bootstrap_os(
-                "network transport: progress timer",
-                std::io::Error::last_os_error(),
-            ));
-        }
-        // SAFETY: a descriptor we just created and own alone.
-        let timer = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(tfd) };
-        let hand_back =
-            Arc::new(HandBack { timer, deadline: AtomicU64::new(0), fires_at: AtomicU64::new(0) });
-        let (w, s, t) = (worker.clone(), stop.clone(), hand_back.clone());
-        let handle = std::thread::Builder::new()
-            .name(format!("ferroshmem-progress-{my_pe}"))
-            .spawn(move || {
-                let tfd = std::os::fd::AsRawFd::as_raw_fd(&t.timer);
-                let mut aside = false;
-                while !s.load(Ordering::Acquire) {
-                    if aside || busy.load(Ordering::SeqCst) > 0 {
-                        // A thread of this PE progresses (or did until lately): wait for the
-                        // hand-back timer (5 ms: a safety net), clear it, look again.
-                        let mut fds = [libc::pollfd { fd: tfd, events: libc::POLLIN, revents: 0 }];
-                        // SAFETY: one valid pollfd on our timer, which this thread holds.
-                        unsafe { libc::poll(fds.as_mut_ptr(), 1, 5) };
-                        let mut expirations = 0u64;
-                        // SAFETY: reads 8 bytes into a u64 from our non-blocking timer.
-                        unsafe { libc::read(tfd, (&mut expirations as *mut u64).cast(), 8) };
-                        aside = !t.due(&busy);
-                        continue;
-                    }
-                    match w.progress_and_arm() {
-                        Ok((armed, _)) => {
-                            // Always ring: an event may have been handled by another thread's
-                            // progress, or inside the arm, since the waiters last looked.
-                            on_activity();
-                            if armed {
-                                let mut fds = [libc::pollfd { fd: efd, events: libc::POLLIN, revents: 0 }];
-                                // SAFETY: one valid pollfd; the descriptor lives as long as
-                                // the worker, which this thread holds. Woken by network
-                                // activity or by `Worker::signal` (stop).
-                                unsafe { libc::poll(fds.as_mut_ptr(), 1, -1) };
-                                // Woken while a thread of this PE progresses: it is handling
-                                // what arrived; stand aside until it leaves.
-                                aside = busy.load(Ordering::SeqCst) > 0;
-                            }
-                        }
-                        Err(e) => {
-                            crate::runtime::report_line(&format!(
-                                "ferroshmem: PE {my_pe}: progress thread: arming the UCX worker failed: {e}\n"
-                            ));
-                            return;
-                        }
-                    }
-                }
-            })
-            .map_err(|e| Error::bootstrap_os("network transport: starting the progress thread", e))?;
-        Ok(ProgressThread { stop, worker, handle: std::sync::Mutex::new(Some(handle)), hand_back })
-    }
-}
-
-impl ProgressThread {
-    /// Stops the thread and waits for it to end.
-    fn stop(&self) {
-        self.stop.store(true, Ordering::Release);
-        let _ = self.worker.signal();
-        self.hand_back.at_once();
-        if let Some(h) = self.handle.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = h.join();
-        }
-    }
-}
-
-impl Drop for ProgressThread {
-    fn drop(&mut self) {
-        self.stop();
     }
 }
