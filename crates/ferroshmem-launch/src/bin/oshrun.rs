@@ -547,7 +547,7 @@ fn run_with_mpirun(args: Args) -> ExitCode {
     }
     let mut exported: Vec<String> = std::env::vars()
         .map(|(k, _)| k)
-        .filter(|k| ["SHMEM_", "SHMEMX_", "UCX_", "RUST_"].iter().any(|p| k.starts_with(p)))
+        .filter(|k| ["SHMEM_", "SHMEMX_", "UCX_", "RUST_", "FSH_HIER_"].iter().any(|p| k.starts_with(p)))
         .collect();
     exported.sort();
     for name in exported {

@@ -202,29 +202,86 @@ pub(super) fn alltoalls(
     check_own(rt, routine, dest, extent(dst)?)?;
     check_own(rt, routine, src, extent(sst)?)?;
     connect_members(rt, g, routine)?;
+    if dst != 1 || sst != 1 {
+        return alltoalls_staged(rt, g, routine, dest, src, elem, dst, sst, nelems);
+    }
     g.network_sync(rt, routine)?;
     let me = g.me();
     for k in 0..n {
         let j = (me + k) % n;
-        let (to, from) = (dest + me * nelems * dst * elem, src + j * nelems * sst * elem);
-        if dst == 1 && sst == 1 {
-            put(rt, routine, g.pe(j), to, from, nelems * elem, Completion::Quiet)?;
-        } else {
-            for e in 0..nelems {
-                put(
-                    rt,
-                    routine,
-                    g.pe(j),
-                    to + e * dst * elem,
-                    from + e * sst * elem,
-                    elem,
-                    Completion::Quiet,
-                )?;
-            }
-        }
+        put(
+            rt,
+            routine,
+            g.pe(j),
+            dest + me * nelems * elem,
+            src + j * nelems * elem,
+            nelems * elem,
+            Completion::Quiet,
+        )?;
     }
     rt.quiet();
     g.network_sync(rt, routine)
+}
+
+/// Strided alltoalls across hosts, chunk by chunk through the staging areas: each member
+/// packs its elements for member j into one message to j's staging area (at its own index),
+/// and each unpacks what it received into its strided destination. One message per pair of
+/// members and chunk, where a put per element would be `nelems` of them.
+#[allow(clippy::too_many_arguments)]
+fn alltoalls_staged(
+    rt: &Runtime,
+    g: &mut impl Group,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    elem: usize,
+    dst: usize,
+    sst: usize,
+    nelems: usize,
+) -> Result<()> {
+    let Staging { slot, base, len: room } = g.staging();
+    let n = g.n();
+    // Elements per member and chunk: each member's part of the staging area.
+    let chunk = room / n / elem.max(1);
+    if nelems > 0 && chunk == 0 {
+        return Err(Error::AcrossHosts {
+            routine,
+            what: "strided alltoalls of such elements over this many PEs",
+        });
+    }
+    let me = g.me();
+    let mut packed: Vec<u8> = Vec::with_capacity(chunk.min(nelems) * elem);
+    // Every member entered: its staging area is free.
+    g.network_sync(rt, routine)?;
+    let mut lo = 0;
+    while lo < nelems {
+        let len = chunk.min(nelems - lo);
+        for k in 0..n {
+            let j = (me + k) % n;
+            packed.clear();
+            for e in lo..lo + len {
+                let from = src + (j * nelems + e) * sst * elem;
+                // SAFETY: element e of block j of our own checked source (its extent checked).
+                packed.extend_from_slice(unsafe { std::slice::from_raw_parts(from as *const u8, elem) });
+            }
+            rt.put_stage_bytes(routine, g.pe(j), slot, base + me * chunk * elem, &packed, Completion::Quiet);
+        }
+        rt.quiet();
+        g.network_sync(rt, routine)?;
+        let staged = rt.stage_addr(slot) + base;
+        for i in 0..n {
+            for e in 0..len {
+                let to = dest + (i * nelems + lo + e) * dst * elem;
+                // SAFETY: member i's chunk landed in our staging area (synced) and nobody writes
+                // it before the next sync; element (i, lo + e) of our own checked destination.
+                unsafe { super::copy(to, staged + (i * chunk + e) * elem, elem) };
+            }
+        }
+        lo += len;
+        // Every member read this chunk: the staging areas are free again.
+        g.network_sync(rt, routine)?;
+    }
+    Ok(())
 }
 
 /// Reduction: chunk by chunk, every member puts its part of the source into every member's

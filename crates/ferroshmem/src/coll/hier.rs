@@ -33,6 +33,9 @@
 //! finished reading exchange k - 2, the last to use the half and the words that k writes.
 #![allow(unsafe_code)]
 
+mod wide;
+pub(crate) use wide::{is_wide, partners as wide_partners};
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::across::check_own;
@@ -441,17 +444,22 @@ pub(super) fn broadcast(
         return Ok(());
     }
     let args = Broadcast { dest, src, nbytes, root, update_root };
-    if nbytes <= RING_ENTRY_BYTES && ring_enabled() {
+    let wide = wide::is_wide(groups);
+    if !wide && nbytes <= RING_ENTRY_BYTES && ring_enabled() {
         return broadcast_ring(rt, team, groups, routine, args);
     }
-    if nbytes <= STAGED_BROADCAST_MAX {
+    if !wide && nbytes <= STAGED_BROADCAST_MAX {
         return broadcast_staged(rt, team, groups, routine, args);
     }
     let op = Op::new(rt, team, groups, routine);
     let root_group = groups.group_of(root);
     let entered = op.flag_value(0);
-    // The root's leader sends into each other leader's destination once it said "entered".
+    // The root's leader sends into each other leader's destination once it said "entered"
+    // (over many hosts, into its children's in a tree, and they pass it on).
     let send = |from: usize| -> Result<()> {
+        if wide {
+            return wide::broadcast_send(&op, root_group, dest, from, nbytes);
+        }
         for g in groups.others() {
             op.wait_flag(op.rt.my_pe, g, entered);
             op.send_counted(op.leader_of(g), dest, from, nbytes)?;
@@ -461,10 +469,14 @@ pub(super) fn broadcast(
     if groups.mine() != root_group {
         let leader = op.my_leader();
         if op.is_leader() {
-            let base = op.counted_base();
-            rt.fence();
-            op.signal(op.leader_of(root_group), entered);
-            op.wait_counted(base, counted_messages(nbytes));
+            if wide {
+                wide::broadcast_receive(&op, root_group, dest, nbytes)?;
+            } else {
+                let base = op.counted_base();
+                rt.fence();
+                op.signal(op.leader_of(root_group), entered);
+                op.wait_counted(base, counted_messages(nbytes));
+            }
             op.release();
             op.wait_done();
         } else {
@@ -825,11 +837,13 @@ pub(super) fn fcollect(
         return Ok(());
     }
     let op = Op::new(rt, team, groups, routine);
-    let staged = all <= STAGE_HALF;
+    let wide = wide::is_wide(groups);
+    let staged = !wide && all <= STAGE_HALF;
     let entered = op.flag_value(0);
-    // A staged exchange carries the data; a large payload waits for the leaders to meet.
+    // A staged exchange carries the data; a large payload waits for the leaders to meet
+    // (over many hosts the tree's signals stand for the meeting).
     let (exchange, credit) = if staged { team.take_staged_exchanges(1, entered) } else { (0, 0) };
-    let meeting = if staged { None } else { op.take_meeting() };
+    let meeting = if staged || wide { None } else { op.take_meeting() };
     let half = (exchange & 1) as usize * STAGE_HALF;
     let leader = op.my_leader();
     let push = all <= PUSH_MAX;
@@ -853,7 +867,9 @@ pub(super) fn fcollect(
         // destination is ours.
         unsafe { copy(dest + i * nbytes, from, nbytes) };
     }
-    if staged {
+    if wide {
+        wide::fcollect(&op, dest, nbytes, all)?;
+    } else if staged {
         // Our host's blocks, packed in team order, in one message to each other leader.
         op.wait_credit(exchange, credit);
         let mut packed = Vec::with_capacity(groups.members(groups.mine()).len() * nbytes);
@@ -927,12 +943,15 @@ pub(super) fn alltoall(
         team.sync_unchecked(rt);
         return Ok(());
     }
-    let staged = all <= STAGE_HALF;
+    // Over many hosts every PE sends its own blocks into their destinations once the leaders
+    // met (the staged forms take two flag words per group).
+    let wide = wide::is_wide(groups);
+    let staged = !wide && all <= STAGE_HALF;
     // Small enough for each leader to receive, from every other host, that host's blocks for
     // all of this host's members: one message per pair of hosts instead of one per remote PE,
     // and only leaders use the network.
     let widest = (0..groups.len()).map(|g| groups.members(g).len()).max().unwrap_or(1);
-    let by_host = all.checked_mul(widest).is_some_and(|b| b <= STAGE_HALF);
+    let by_host = !wide && all.checked_mul(widest).is_some_and(|b| b <= STAGE_HALF);
     let op = if by_host {
         Op::new(rt, team, groups, routine)
     } else {
@@ -1087,8 +1106,9 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         return Err(Error::invalid(routine, "dest/source", "overlap without being the same object"));
     }
     let l = groups.len();
-    let chunk = STAGE_HALF / l / size;
-    if count.div_ceil(chunk) >= 1 << (CHUNK_BITS - 1) {
+    let wide = wide::is_wide(groups);
+    let chunk = (STAGE_HALF / l / size).max(1);
+    if !wide && count.div_ceil(chunk) >= 1 << (CHUNK_BITS - 1) {
         return Err(Error::AcrossHosts {
             routine,
             what: "reductions of this many elements over this many hosts",
@@ -1099,11 +1119,11 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
     // Large: the partial results go straight into destinations (see `reduce_direct`), which
     // costs a meeting of the leaders and l - 1 network steps (one at two hosts) in place of
     // `chunks` staged exchanges.
-    let direct = chunks > 1 && (l == 2 || chunks > l as u64);
+    let direct = !wide && chunks > 1 && (l == 2 || chunks > l as u64);
     // Chunk c's flags follow the reading of chunk c - 1: the last chunk's marks the whole
     // reduction as entered.
     let (first, credit) =
-        if direct { (0, 0) } else { team.take_staged_exchanges(chunks, op.flag_value(chunks - 1)) };
+        if direct || wide { (0, 0) } else { team.take_staged_exchanges(chunks, op.flag_value(chunks - 1)) };
     let meeting = if direct { op.take_meeting() } else { None };
     let leader = op.my_leader();
     let push = nbytes <= PUSH_MAX;
@@ -1132,6 +1152,12 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         combine::<T, O>(routine, &mut part, slice(at(rt, routine, src, nbytes, op.pe(i))?, 0, count));
     }
     let mine = groups.mine();
+    if wide {
+        wide::reduce::<T, O>(&op, dest, part)?;
+        op.push_to_members(push, dest, nbytes)?;
+        op.release_and_wait(push);
+        return Ok(());
+    }
     if direct {
         reduce_direct::<T, O>(&op, dest, &part, meeting)?;
         op.push_to_members(push, dest, nbytes)?;

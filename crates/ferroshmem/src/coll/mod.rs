@@ -55,6 +55,7 @@ pub(crate) mod hier;
 mod in_order;
 pub mod ops;
 mod team_group;
+mod tree;
 
 pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
 

@@ -22,20 +22,15 @@ impl HostGroups {
     /// is member `me`.
     pub fn new(n: usize, me: usize, host_of: impl Fn(usize) -> usize) -> Self {
         assert!(me < n, "member {me} of a team of {n}");
-        let mut hosts: Vec<usize> = Vec::new();
+        // Host -> group: a map, since a job may span thousands of hosts.
+        let mut hosts: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
         let mut groups: Vec<Vec<usize>> = Vec::new();
         let mut group_of = Vec::with_capacity(n);
-        // Hosts are few: a linear search of the hosts seen so far costs less than a map.
         for i in 0..n {
-            let h = host_of(i);
-            let g = match hosts.iter().position(|&x| x == h) {
-                Some(g) => g,
-                None => {
-                    hosts.push(h);
-                    groups.push(Vec::new());
-                    groups.len() - 1
-                }
-            };
+            let g = *hosts.entry(host_of(i)).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
             groups[g].push(i);
             group_of.push(g as u32);
         }
@@ -89,15 +84,29 @@ impl HostGroups {
     /// Group `g`'s members as runs of consecutive team indices `(first, count)`: a host's
     /// members are often contiguous in team order, and a run moves in one transfer.
     pub fn runs(&self, g: usize) -> Vec<(usize, usize)> {
-        let mut runs: Vec<(usize, usize)> = Vec::new();
-        for &i in &self.groups[g] {
-            match runs.last_mut() {
-                Some((first, count)) if *first + *count == i => *count += 1,
-                _ => runs.push((i, 1)),
-            }
-        }
-        runs
+        runs_of(self.groups[g].iter().copied())
     }
+
+    /// The members of groups `range` as runs of consecutive team indices `(first, count)`,
+    /// in team order: what a leader holding those groups' data sends in one transfer per run
+    /// (one run when hosts hold consecutive members). The same on every PE.
+    pub fn runs_of_groups(&self, range: std::ops::Range<usize>) -> Vec<(usize, usize)> {
+        let mut members: Vec<usize> = self.groups[range].iter().flatten().copied().collect();
+        members.sort_unstable();
+        runs_of(members.into_iter())
+    }
+}
+
+/// Ascending team indices as runs of consecutive ones `(first, count)`.
+fn runs_of(ascending: impl Iterator<Item = usize>) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for i in ascending {
+        match runs.last_mut() {
+            Some((first, count)) if *first + *count == i => *count += 1,
+            _ => runs.push((i, 1)),
+        }
+    }
+    runs
 }
 
 #[cfg(test)]
@@ -146,6 +155,12 @@ mod tests {
                 prop_assert_eq!(&from_runs[..], m);
             }
             prop_assert!(seen.iter().all(|&s| s));
+            // The runs of a range of groups cover exactly those groups' members.
+            let mid = me_seed % (g.len() + 1);
+            let mut want: Vec<usize> = (0..mid).flat_map(|k| g.members(k).to_vec()).collect();
+            want.sort_unstable();
+            let got: Vec<usize> = g.runs_of_groups(0..mid).iter().flat_map(|&(f, c)| f..f + c).collect();
+            prop_assert_eq!(got, want);
             // Leaders in increasing team order; distinct groups are distinct hosts.
             for k in 1..g.len() {
                 prop_assert!(g.leader(k - 1) < g.leader(k));

@@ -288,11 +288,9 @@ impl TeamInner {
         rt.team_sync(self.slot, self.pes.size(), self.my_index, |i| self.pes.world_pe(i), epoch);
     }
 
-    /// The team's host groups, when its members span hosts and there are at most
-    /// `coll::hier::MAX_GROUPS` of them: then its syncs and collectives are
-    /// hierarchical (`coll::hier`). `None` for a team within one host (the shared-memory
-    /// algorithms, unchanged) and for a team over more hosts (the flat algorithms of
-    /// `coll::across`). The same answer on every member.
+    /// The team's host groups, when its members span hosts: then its syncs and collectives
+    /// are hierarchical (`coll::hier`). `None` for a team within one host (the shared-memory
+    /// algorithms, unchanged). The same answer on every member.
     #[inline]
     pub fn host_groups(&self, rt: &Runtime) -> Option<&HostGroups> {
         rt.net()?;
@@ -300,13 +298,18 @@ impl TeamInner {
             .get_or_init(|| {
                 let n = self.pes.size();
                 let groups = HostGroups::new(n, self.my_index, |i| rt.topology.host_of(self.pes.world_pe(i)));
-                let hierarchical = groups.len() > 1 && groups.len() <= crate::coll::hier::MAX_GROUPS;
+                let hierarchical = groups.len() > 1;
                 if hierarchical && groups.leader(groups.mine()) == self.my_index {
-                    // A leader talks to every other leader: connect to them all at once, so
-                    // that their wire-ups overlap (`Net::connect_all`); a failure shows again,
-                    // and is reported, at the first transfer with that leader.
-                    let leaders = (0..groups.len()).map(|g| self.pes.world_pe(groups.leader(g)));
-                    let _ = rt.connect_all("team set-up", leaders);
+                    // A leader talks to every other leader (over many hosts, to its partners
+                    // in the trees): connect to them all at once, so that their wire-ups
+                    // overlap (`Net::connect_all`); a failure shows again, and is reported,
+                    // at the first transfer with that leader.
+                    let world = |i: usize| self.pes.world_pe(i);
+                    let _ = if crate::coll::hier::is_wide(&groups) {
+                        rt.connect_all("team set-up", crate::coll::hier::wide_partners(&groups).map(world))
+                    } else {
+                        rt.connect_all("team set-up", (0..groups.len()).map(|g| world(groups.leader(g))))
+                    };
                 }
                 hierarchical.then_some(groups)
             })

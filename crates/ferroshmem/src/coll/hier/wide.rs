@@ -1,0 +1,198 @@
+//! The leaders' part of the hierarchical collectives of a team over many hosts (more than
+//! [`WIDE_FROM`] - 1 groups): binomial trees (`coll::tree`) of `ceil(log2 L)` network steps
+//! among the `L` leaders, where the forms of `hier` for fewer hosts send from every leader to
+//! every other one (L - 1 messages each, and three flag words per group in the slot).
+//!
+//! Data always goes straight into the receiving leader's destination as counted messages
+//! (`Op::send_counted`), once the receiver said it entered the collective. The signals are
+//! empty flagged messages that raise a slot word to the collective's flag value
+//! (`Op::flag_value`), and they are indexed by *distance*, not by sender: on a leader, word
+//! [`FROM_BELOW`] + j is raised only by the leader `2^j` groups after it, word
+//! [`FROM_ABOVE`] + k only by the leader `2^k` groups before it (modulo L), whatever the
+//! tree's root. So each word has one writer, which writes epochs in increasing order, and
+//! "word >= this collective's value" means that this writer entered this collective: with
+//! O(log L) words a leader tells its O(log L) partners apart in every tree.
+//!
+//! Every counted message a leader receives in a collective is sent after that leader raised
+//! a word of this collective on the sender (or, down a tree, after the sender received what
+//! the leader sent up), so none of a later collective can be counted early.
+
+use super::{counted_messages, Op, MAX_GROUPS};
+use crate::coll::{combine, copy, tree, ReduceOp};
+use crate::error::Result;
+use crate::runtime::FlagWord;
+use crate::team::host_groups::HostGroups;
+use crate::team::slot_layout::W_MSG_FLAGS;
+
+/// Teams over at least this many hosts take the trees; fewer take the forms of `hier`
+/// (every leader to every leader), which need three slot words per group.
+pub(crate) const WIDE_FROM: usize = MAX_GROUPS + 1;
+
+/// Distances `2^k` a tree spans: up to 2^32 hosts.
+const DISTANCES: usize = 32;
+/// Words raised by the leader `2^j` groups after this one: "entered" (its child in a tree).
+const FROM_BELOW: usize = W_MSG_FLAGS;
+/// Words raised by the leader `2^k` groups before this one: "entered" (its parent in a tree).
+const FROM_ABOVE: usize = W_MSG_FLAGS + DISTANCES;
+// Both sets within the message flags, which teams over this many hosts use for nothing else.
+const _: () = assert!(FROM_ABOVE + DISTANCES <= W_MSG_FLAGS + 2 * MAX_GROUPS);
+
+/// Whether a team of these host groups takes the trees: from [`WIDE_FROM`] groups, or from
+/// `FSH_HIER_TREES_FROM` (at least 2) where that is set, as the tests do to run the trees on
+/// a few hosts. The launcher gives every PE the same environment, so they all agree.
+#[inline]
+pub(crate) fn is_wide(groups: &HostGroups) -> bool {
+    static FROM: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let from = *FROM.get_or_init(|| {
+        std::env::var("FSH_HIER_TREES_FROM")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .map_or(WIDE_FROM, |v| v.clamp(2, WIDE_FROM))
+    });
+    groups.len() >= from
+}
+
+/// The world PEs of the leaders this one talks to in any tree: those `2^k` groups before and
+/// after it (connected at the team's set-up, so that their wire-ups overlap).
+pub(crate) fn partners(groups: &HostGroups) -> impl Iterator<Item = usize> + '_ {
+    let (l, me) = (groups.len(), groups.mine());
+    (0..tree::depth(l))
+        .flat_map(move |k| [(me + (1 << k)) % l, (me + l - (1 << k) % l) % l])
+        .filter(move |&g| g != me)
+        .map(move |g| groups.leader(g))
+}
+
+impl Op<'_> {
+    /// Group of the party at relative rank `v` of a tree rooted at group `root`.
+    fn tree_group(&self, root: usize, v: usize) -> usize {
+        (root + v) % self.groups.len()
+    }
+
+    /// This leader's relative rank in a tree rooted at group `root`.
+    fn tree_rank(&self, root: usize) -> usize {
+        let l = self.groups.len();
+        (self.groups.mine() + l - root) % l
+    }
+
+    /// Raises word `w` on the leader of group `g` (of another host) to this collective's
+    /// value: an empty flagged message, after this PE's earlier traffic (fence).
+    fn raise(&self, g: usize, w: usize) {
+        self.rt.put_stage_flagged(
+            self.routine,
+            self.leader_of(g),
+            self.team.slot,
+            0,
+            &[],
+            FlagWord::Slot(w),
+            self.flag_value(0),
+        );
+    }
+
+    /// Waits until this leader's word `w` reaches this collective's value.
+    fn wait_raised(&self, w: usize) {
+        self.wait_word(self.rt.my_pe, w, self.flag_value(0));
+    }
+}
+
+/// Broadcast, on the leader of a host other than the root's: tells its parent that it
+/// entered, receives the `nbytes` in its destination, and passes them on down the tree
+/// rooted at `root_group` (the root's host).
+pub(super) fn broadcast_receive(op: &Op<'_>, root_group: usize, dest: usize, nbytes: usize) -> Result<()> {
+    let v = op.tree_rank(root_group);
+    let k = tree::parent(v).expect("the root's host does not receive");
+    let base = op.counted_base();
+    op.rt.fence();
+    op.raise(op.tree_group(root_group, v - (1 << k)), FROM_BELOW + k as usize);
+    op.wait_counted(base, counted_messages(nbytes));
+    broadcast_send(op, root_group, dest, dest, nbytes)
+}
+
+/// Broadcast: sends the `nbytes` at `from` into the destination of each child of this
+/// leader's (in the tree rooted at `root_group`) once it entered, the largest subtree first.
+pub(super) fn broadcast_send(
+    op: &Op<'_>,
+    root_group: usize,
+    dest: usize,
+    from: usize,
+    nbytes: usize,
+) -> Result<()> {
+    let v = op.tree_rank(root_group);
+    for j in tree::children(v, op.groups.len()).rev() {
+        op.wait_raised(FROM_BELOW + j as usize);
+        op.send_counted(op.leader_of(op.tree_group(root_group, v + (1 << j))), dest, from, nbytes)?;
+    }
+    Ok(())
+}
+
+/// fcollect among the leaders, each holding its host's blocks (`nbytes` each) in its
+/// destination (`all` bytes): up a tree rooted at group 0, each leader receives its
+/// children's subtrees' blocks in place (its children may all send at once: their blocks are
+/// disjoint) and sends its own subtree's to its parent; then the whole result comes down.
+pub(super) fn fcollect(op: &Op<'_>, dest: usize, nbytes: usize, all: usize) -> Result<()> {
+    let (groups, l, v) = (op.groups, op.groups.len(), op.groups.mine());
+    let base = op.counted_base();
+    let messages_of = |first: usize| -> usize {
+        let runs = groups.runs_of_groups(first..tree::subtree_end(first, l));
+        runs.iter().map(|&(_, count)| counted_messages(count * nbytes)).sum()
+    };
+    let mut expected = 0;
+    for j in tree::children(v, l) {
+        let c = v + (1 << j);
+        op.raise(c, FROM_ABOVE + j as usize);
+        expected += messages_of(c);
+    }
+    op.wait_counted(base, expected);
+    if let Some(k) = tree::parent(v) {
+        op.wait_raised(FROM_ABOVE + k as usize);
+        let to = op.leader_of(v - (1 << k));
+        for (first, count) in groups.runs_of_groups(v..tree::subtree_end(v, l)) {
+            let at = dest + first * nbytes;
+            op.send_counted(to, at, at, count * nbytes)?;
+        }
+        expected += counted_messages(all);
+        op.wait_counted(base, expected);
+    }
+    for j in tree::children(v, l).rev() {
+        op.send_counted(op.leader_of(v + (1 << j)), dest, dest, all)?;
+    }
+    Ok(())
+}
+
+/// Reduction among the leaders, each holding its host's partial result `part`: up a tree
+/// rooted at group 0, each leader lets its children send, one at a time and the smallest
+/// subtree first, their subtree's partial into its destination and combines it into its own
+/// (so a leader's partial always covers a consecutive range of groups, combined lower range
+/// first); the root's result then comes down the tree into every leader's destination.
+/// Only the root computes the result, so every member gets the same bits.
+pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(op: &Op<'_>, dest: usize, part: Vec<T>) -> Result<()> {
+    let (l, v) = (op.groups.len(), op.groups.mine());
+    let nbytes = std::mem::size_of_val(&part[..]);
+    let messages = counted_messages(nbytes);
+    let base = op.counted_base();
+    let mut acc = part;
+    let mut expected = 0;
+    for j in tree::children(v, l) {
+        op.raise(v + (1 << j), FROM_ABOVE + j as usize);
+        expected += messages;
+        op.wait_counted(base, expected);
+        // SAFETY: our own checked destination of `acc.len()` elements of T, aligned (checked
+        // by the caller), holding the child's partial (all its counted messages arrived);
+        // nobody writes it until we let the next child send.
+        let theirs = unsafe { std::slice::from_raw_parts(dest as *const T, acc.len()) };
+        combine::<T, O>(op.routine, &mut acc, theirs);
+    }
+    match tree::parent(v) {
+        Some(k) => {
+            op.wait_raised(FROM_ABOVE + k as usize);
+            op.send_counted(op.leader_of(v - (1 << k)), dest, acc.as_ptr() as usize, nbytes)?;
+            expected += messages;
+            op.wait_counted(base, expected);
+        }
+        // SAFETY: our own checked destination; every child's partial was read above.
+        None => unsafe { copy(dest, acc.as_ptr() as usize, nbytes) },
+    }
+    for j in tree::children(v, l).rev() {
+        op.send_counted(op.leader_of(v + (1 << j)), dest, dest, nbytes)?;
+    }
+    Ok(())
+}
