@@ -30,7 +30,7 @@
 # implementation runs in the same kind of hosts.
 #
 # Writes, under target/bench/:
-#   multihost-coll.md            the tables (medians of the rounds; ratio ferroshmem / MPI and
+#   multihost-coll.md            the tables (the slowest PE's shmem_init or MPI_Init: "init") (medians of the rounds; ratio ferroshmem / MPI and
 #                                its target: <= 0.75 up to 4 KiB, <= 1.0 above; split + destroy
 #                                against barrier_all, target <= 2), the jobs' outcomes
 #   multihost-coll-raw.txt       every figure of every job, and one status line per job
@@ -53,7 +53,10 @@ OSHM_LIMIT=${OSHM_LIMIT:-90}
 LAYOUTS=${LAYOUTS:-"2:2,2 4:2,2,2,2"}
 IMPLS=${IMPLS:-"ferroshmem ferroshmem_team mpi oshmem"}
 export FSH_HOST_CPUS=${FSH_HOST_CPUS:-split}
-MPI_SIZES="8 512 4096 65536"
+MPI_SIZES=${MPI_SIZES:-"8 512 4096 65536"}
+MAX_BYTES=${MAX_BYTES:-65536}
+# The output files: target/bench/$NAME.md, $NAME-raw.txt, $NAME-log.txt, $NAME-latency.png.
+NAME=${NAME:-multihost-coll}
 here=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$here/target/bench
 
@@ -74,7 +77,7 @@ if [ "${1:-}" = "--inner" ]; then
     case $impl in
         ferroshmem)
             cmd=(env OSHRUN_MPIRUN_ARGS="$args" UCX_TLS=tcp,self UCX_NET_DEVICES=eth0
-                "$here/target/release/oshrun" -n "$n" --host "$FSH_HOSTLIST" "$OUT/coll_bench_ferro" 65536 "$REPS") ;;
+                "$here/target/release/oshrun" -n "$n" --host "$FSH_HOSTLIST" "$OUT/coll_bench_ferro" "$MAX_BYTES" "$REPS") ;;
         ferroshmem_team)
             cmd=(env OSHRUN_MPIRUN_ARGS="$args" UCX_TLS=tcp,self UCX_NET_DEVICES=eth0
                 "$here/target/release/oshrun" -n "$n" --host "$FSH_HOSTLIST" "$OUT/team_create_bench" "$TEAM_REPS") ;;
@@ -83,7 +86,7 @@ if [ "${1:-}" = "--inner" ]; then
             cmd=(mpirun $ompi_args -np "$n" "$OUT/mpi_coll_bench" "$REPS" $MPI_SIZES) ;;
         oshmem)
             # shellcheck disable=SC2206
-            cmd=(mpirun $ompi_args -np "$n" "$OUT/coll_bench_oshmem" 65536 "$REPS")
+            cmd=(mpirun $ompi_args -np "$n" "$OUT/coll_bench_oshmem" "$MAX_BYTES" "$REPS")
             limit=$OSHM_LIMIT ;;
         *) echo "run-multihost-coll: unknown implementation $impl" >&2; exit 2 ;;
     esac
@@ -109,9 +112,9 @@ if [ "${1:-}" = "--inner" ]; then
 fi
 
 report() { # report RAW: the tables and the plot from a raw file, next to it
-    python3 - "$1" "$(dirname "$1")" "$OSHM_LIMIT" "$JOB_LIMIT" "$MPI_SIZES" <<'PY'
+    python3 - "$1" "$(dirname "$1")" "$OSHM_LIMIT" "$JOB_LIMIT" "$MPI_SIZES" "$NAME" <<'PY'
 import sys, statistics, collections
-raw, out, oshm_limit, job_limit, mpi_sizes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+raw, out, oshm_limit, job_limit, mpi_sizes, name = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
 table_sizes = [int(s) for s in mpi_sizes.split()]
 vals = collections.defaultdict(list)
 status = collections.defaultdict(list)  # (impl, layout) -> [(round, state, secs, load, lines)]
@@ -172,7 +175,7 @@ def cell(impl, lay, name, size):
     states = sorted({s[1] for s in st})
     return "printed nothing (" + ", ".join(states) + ")"
 
-ops = ["barrier_all", "team_sync", "broadcast", "reduce_sum_float", "fcollect", "alltoall"]
+ops = ["init", "barrier_all", "team_sync", "broadcast", "reduce_sum_float", "fcollect", "alltoall"]
 rows = [header.replace("run ", "Run ", 1), "",
         "Medians of the rounds, in parentheses the lowest and highest round.", "",
         "| operation | bytes | PEs (hosts × PEs) | ferroshmem µs | MPI µs | OSHMEM µs | ferroshmem / MPI | target | met? |",
@@ -180,9 +183,9 @@ rows = [header.replace("run ", "Run ", 1), "",
 met_count = [0, 0]
 for lay in layouts:
     for op in ops:
-        for size in ([0] if op in ("barrier_all", "team_sync") else table_sizes):
+        for size in ([0] if op in ("init", "barrier_all", "team_sync") else table_sizes):
             f, m = med.get(("ferroshmem", lay, op, size)), med.get(("mpi", lay, op, size))
-            target = 0.75 if size <= 4096 else 1.0
+            target = 1.0 if op == "init" else 0.75 if size <= 4096 else 1.0
             ratio, met = "-", "-"
             if f is not None and m is not None and m > 0:
                 ratio = f"{f / m:.2f}"
@@ -221,7 +224,7 @@ rows.append("| implementation | layout | rounds |")
 rows.append("| --- | --- | --- |")
 for (impl, lay), st in sorted(status.items(), key=lambda kv: (layouts.index(kv[0][1]), kv[0][0])):
     rows.append(f"| {impl} | {label(lay)} | " + "; ".join(f"{s[1]} {s[2]} s load {s[3]}" + (f" ({s[4]} figures)" if s[1] != "ok" else "") for s in st) + " |")
-open(f"{out}/multihost-coll.md", "w").write("\n".join(rows) + "\n")
+open(f"{out}/{name}.md", "w").write("\n".join(rows) + "\n")
 print("\n".join(rows))
 
 try:
@@ -251,8 +254,8 @@ for ax, op in zip(axes, plot_ops):
 axes[0].set_ylabel("latency (µs, median), simulated hosts")
 axes[-1].legend(fontsize=7)
 fig.tight_layout()
-fig.savefig(f"{out}/multihost-coll-latency.png", dpi=110)
-print(f"wrote {out}/multihost-coll-latency.png")
+fig.savefig(f"{out}/{name}-latency.png", dpi=110)
+print(f"wrote {out}/{name}-latency.png")
 PY
 }
 
@@ -274,8 +277,8 @@ else
     echo "run-multihost-coll: /usr/bin/oshcc not found: no OSHMEM column" >&2
     IMPLS=$(echo " $IMPLS " | sed 's/ oshmem / /')
 fi
-RAW=$OUT/multihost-coll-raw.txt
-LOG=$OUT/multihost-coll-log.txt
+RAW=$OUT/$NAME-raw.txt
+LOG=$OUT/$NAME-log.txt
 : >"$RAW"
 : >"$LOG"
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)

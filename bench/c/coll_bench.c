@@ -113,10 +113,24 @@ static void bench(const char *name, void (*op)(size_t), size_t bytes) {
     fflush(stdout);
 }
 
+/* Each PE's shmem_init time, gathered on PE 0, which prints the slowest ("init"). */
+static double init_us[1 << 16];
+
 int main(int argc, char **argv) {
+    double t_init = now_us();
     shmem_init();
+    t_init = now_us() - t_init;
     me = shmem_my_pe();
     npes = shmem_n_pes();
+    if (npes <= (int)(sizeof init_us / sizeof init_us[0])) {
+        shmem_double_p(&init_us[me], t_init, 0);
+        shmem_barrier_all();
+        if (me == 0) {
+            double slowest = 0;
+            for (int i = 0; i < npes; i++) slowest = init_us[i] > slowest ? init_us[i] : slowest;
+            printf("coll init 0 %d %.3f\n", npes, slowest);
+        }
+    }
     size_t max_bytes = argc > 1 ? (size_t)atol(argv[1]) : 65536;
     fixed_reps = argc > 2 ? atoi(argv[2]) : 0;
     active_sets = !HAVE_TEAMS || (getenv("COLL_ACTIVE_SETS") && atoi(getenv("COLL_ACTIVE_SETS")) != 0);

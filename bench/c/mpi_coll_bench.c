@@ -68,9 +68,15 @@ static void bench(const char *const *names, void (*op)(size_t), size_t bytes) {
 int main(int argc, char **argv) {
     static const size_t default_sizes[] = {8, 512, 4096, 65536};
     size_t sizes[32], nsizes = 0, max_bytes = 8;
+    double t_init = now_us();
     MPI_Init(&argc, &argv);
+    t_init = now_us() - t_init;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &npes);
+    /* The slowest rank's MPI_Init ("init"). */
+    double slowest = 0;
+    MPI_Reduce(&t_init, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (me == 0) printf("coll init 0 %d %.3f\n", npes, slowest);
     fixed_reps = argc > 1 ? atoi(argv[1]) : 0;
     for (int i = 2; i < argc && nsizes < 32; i++) sizes[nsizes++] = (size_t)atol(argv[i]);
     if (nsizes == 0)

@@ -37,6 +37,10 @@ pub struct WaitPolicy {
     pub sleep_for: Duration,
     /// More PEs than cores: algorithms should minimise how often each PE must run.
     pub oversubscribed: bool,
+    /// After a wake-up for a change it does not care about, look by yielding for a while
+    /// before sleeping again (see `wait_slow`); not when PEs outnumber cores, nor in the waits
+    /// of jobs across hosts (`Runtime::wait_until`).
+    pub yield_after_wake: bool,
     /// A wait in a team call that has slept this long prints a hang report (`SHMEMX_HANG_REPORT`,
     /// milliseconds; 0: never).
     pub hang_report_ms: u64,
@@ -59,6 +63,7 @@ impl WaitPolicy {
                     .max(1),
             ),
             oversubscribed,
+            yield_after_wake: !oversubscribed,
             hang_report_ms: crate::activity::hang_report_ms_from_env(),
         }
     }
@@ -158,7 +163,7 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, max_sleep: Duration, ready: &m
         // Where arming makes a `membarrier` (`sync_prims::barrier`), which interrupts every
         // core running a PE, for four times as long: a stream of 8 MiB puts into a PE waiting
         // in a barrier ran 5-15% slower with one such interruption per 200 µs.
-        if !policy.oversubscribed && slept != Err(rustix::io::Errno::TIMEDOUT) {
+        if policy.yield_after_wake && slept != Err(rustix::io::Errno::TIMEDOUT) {
             let rearm_after =
                 if barrier::waiter_is_heavy() { 4 * policy.yield_for } else { policy.yield_for };
             if yield_until(rearm_after, ready) {
@@ -275,6 +280,7 @@ mod loom_model {
             yield_for: Duration::ZERO,
             sleep_for: Duration::from_millis(2),
             oversubscribed,
+            yield_after_wake: !oversubscribed,
             hang_report_ms: 0,
         }
     }
