@@ -4,8 +4,10 @@
 //! between hosts forced onto TCP, shared memory within a host).
 //!
 //! For each layout (2 hosts x 2 PEs; 3 hosts with 2, 2 and 1 PEs; 3 hosts x 4 PEs; 4 hosts
-//! with 2, 1, 2 and 1 PEs; and, unless `FSH_MULTIHOST_SCALE=0` (`only`: them alone), the layouts of many hosts of
-//! [`scale_layouts`], 64 x 1, 32 x 2 and 48 ragged hosts, with the cases marked `at_scale`)
+//! with 2, 1, 2 and 1 PEs; the last again with the trees of many hosts, [`TREES_LAYOUTS`],
+//! with the team and collective cases; and, unless `FSH_MULTIHOST_SCALE=0` (`only`: them
+//! alone), the layouts of many hosts of [`scale_layouts`], 64 x 1, 32 x 2 and 48 ragged hosts,
+//! with the cases marked `at_scale`)
 //! the test re-executes itself
 //! inside `with-hosts.sh` (`FSH_INNER` set), where it runs every program with a timeout:
 //! the one-sided, memory, lifecycle and launcher C tests, the team and collective C tests, the
@@ -30,12 +32,22 @@ const LAYOUTS: &[&str] = &["2:2,2", "3:2,2,1", "3:4,4,4", "4:2,1,2,1"];
 /// The layouts of the progress and fault tests.
 const ONE_SIDED_LAYOUTS: &[&str] = &["2:2,2", "3:2,2,1"];
 
+/// A layout whose name ends so runs the team and collective cases with the leaders' trees of
+/// many hosts (`FSH_HIER_TREES_FROM=2`, `coll::hier::wide`) on its few hosts.
+const TREES: &str = "+trees";
+/// The layout of the trees: four hosts, so that a tree has a level below the root's children.
+const TREES_LAYOUTS: &[&str] = &["4:2,1,2,1+trees"];
+
+/// Whether `case` exercises teams or collectives (what the trees layouts run).
+fn is_collective_case(case: &Case) -> bool {
+    ["team", "coll", "bcast", "alltoall", "scale"].iter().any(|w| case.name().contains(w))
+}
+
 /// Layouts of many hosts (issue 28): 64 hosts x 1 PE, 32 hosts x 2 PEs, and 48 ragged hosts of
-/// 1-3 PEs (1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 3, 1 over and over: 64 PEs, the most some tests take). Only the cases marked `at_scale` run on
-/// them: every one of these jobs starts a daemon on each host, and the 2 cores run them all.
-/// Not yet among them, being too slow there (the collectives of teams over more than
-/// `MAX_GROUPS` hosts are flat): at 64 x 1, team_split_2d.c took 157 s, and team_strided.c and
-/// coll_team.c did not end within 300 s (coll_team.c's strided alltoalls, a put per element).
+/// 1-3 PEs (1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 3, 1 over and over: 64 PEs, the most some tests take).
+/// Only the cases marked `at_scale` run on them: every one of these jobs starts a daemon on
+/// each host, and the 2 cores run them all (at 64 x 1: coll_team.c about 85 s, team_strided.c
+/// about 33 s, team_split_2d.c about 140 s, the last left out for that).
 fn scale_layouts() -> Vec<String> {
     let layout = |counts: Vec<usize>| {
         let list: Vec<String> = counts.iter().map(usize::to_string).collect();
@@ -146,7 +158,7 @@ const CASES: &[Case] = &[
         ..case("tests/multihost/c/fault_kill.c")
     },
     // Teams and collectives.
-    case("tests/c/team_strided.c"),
+    Case { at_scale: true, ..case("tests/c/team_strided.c") },
     case("tests/c/team_split_2d.c"),
     case("tests/c/team_nb.c"),
     case("tests/c/team_queries.c"),
@@ -165,7 +177,7 @@ const CASES: &[Case] = &[
         expect_output: Some("shmem_team_split_strided on SHMEM_TEAM_WORLD: PE 0"),
         ..case("tests/c/team_checked.c")
     },
-    case("tests/c/coll_team.c"),
+    Case { at_scale: true, ..case("tests/c/coll_team.c") },
     case("tests/c/bcast_back_to_back.c"),
     case("tests/c/alltoall_back_to_back.c"),
     // Hang reports across hosts: one PE computes for 3 s while the others wait in a barrier;
@@ -299,6 +311,7 @@ fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
         if case.only_on.is_some_and(|l| !l.contains(&layout))
             || !case.name().contains(&only)
             || (is_scale_layout(layout) && !case.at_scale)
+            || (layout.ends_with(TREES) && !is_collective_case(case))
         {
             continue;
         }
@@ -933,13 +946,18 @@ fn main() {
     // FSH_MULTIHOST_SCALE: 0 leaves the layouts of many hosts out, "only" runs only them.
     let scale = scale_layouts();
     let which = std::env::var("FSH_MULTIHOST_SCALE").unwrap_or_default();
-    let mut layouts: Vec<&str> = if which == "only" { Vec::new() } else { LAYOUTS.to_vec() };
+    let mut layouts: Vec<&str> =
+        if which == "only" { Vec::new() } else { LAYOUTS.iter().chain(TREES_LAYOUTS).copied().collect() };
     if which != "0" {
         layouts.extend(scale.iter().map(String::as_str));
     }
     for layout in layouts {
         let mut cmd = Command::new("bash");
-        cmd.arg(&script).arg(layout).arg("--").arg(std::env::current_exe().unwrap()).env("FSH_INNER", layout);
+        let hosts = layout.strip_suffix(TREES).unwrap_or(layout);
+        cmd.arg(&script).arg(hosts).arg("--").arg(std::env::current_exe().unwrap()).env("FSH_INNER", layout);
+        if hosts != layout {
+            cmd.env("FSH_HIER_TREES_FROM", "2");
+        }
         let (code, out, elapsed, timed_out) = run_with_deadline(cmd, Duration::from_secs(900));
         print!("{out}");
         let summary = out
