@@ -43,6 +43,9 @@ int fsh_pmix_init(uint32_t *rank) {
 
 int fsh_pmix_finalize(void) { return pmix_rc(PMIx_Finalize(NULL, 0)); }
 
+/* Asks the launcher to end the whole job (every process of our namespace) with `status`. */
+int fsh_pmix_abort(int status, const char *msg) { return pmix_rc(PMIx_Abort(status, msg, NULL, 0)); }
+
 /* A uint32 (or smaller) value of `key` for `rank` (PMIX_RANK_WILDCARD: the job's). */
 static int get_u32(pmix_rank_t rank, const char *key, uint32_t *out) {
     pmix_proc_t p;

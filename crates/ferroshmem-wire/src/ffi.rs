@@ -72,6 +72,7 @@ shim! {
     fn fsh_wire_free(p: *mut c_void);
     fn fsh_pmix_init(rank: *mut u32) -> c_int;
     fn fsh_pmix_finalize() -> c_int;
+    fn fsh_pmix_abort(status: c_int, msg: *const c_char) -> c_int;
     fn fsh_pmix_job_size(size: *mut u32) -> c_int;
     fn fsh_pmix_node_id(rank: u32, id: *mut u32) -> c_int;
     fn fsh_pmix_hostname(rank: u32, buf: *mut c_char, len: usize) -> c_int;

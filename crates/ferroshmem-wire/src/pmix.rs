@@ -65,6 +65,11 @@ impl Pmix {
     }
     /// Leaves without finalizing.
     pub fn abandon(self) {}
+
+    /// Asks the launcher to end the whole job with `status`.
+    pub fn abort(&self, _status: i32, _message: &str) -> Result<()> {
+        Err(Error::Unavailable)
+    }
     /// The bytes `rank` posted under `key`.
     pub fn get_bytes(&self, _rank: u32, _key: &str) -> Result<Vec<u8>> {
         Err(Error::Unavailable)
@@ -149,6 +154,15 @@ impl Pmix {
     /// Leaves without PMIx_Finalize (after a fence that timed out, finalizing could hang).
     pub fn abandon(self) {
         std::mem::forget(self);
+    }
+
+    /// Asks the launcher to end the whole job (every process of this job) with `status`,
+    /// `message` for its report: how a PE that ends the job reaches every host whatever the
+    /// launcher (under srun, a lone PE's exit ends only its host's step).
+    pub fn abort(&self, status: i32, message: &str) -> Result<()> {
+        let msg = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+        // SAFETY: PMIx is initialised; `msg` is a valid C string for the call.
+        crate::check("PMIx_Abort", unsafe { crate::ffi::fsh_pmix_abort(status, msg.as_ptr()) })
     }
 
     /// The bytes `rank` posted under `key`.

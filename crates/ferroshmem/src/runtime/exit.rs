@@ -66,6 +66,18 @@ impl Runtime {
     pub fn global_exit(&self, status: i32) -> ! {
         self.exiting.store(true, Ordering::SeqCst);
         HeaderView::new(&self.map).request_exit(self.my_pe, status);
+        // Under a PMIx launcher, the launcher ends every host's PEs with our status (issue
+        // 29: under srun a lone PE's exit ended its host's step only, and the others waited).
+        // `try_lock`: a thread that holds the client (connecting a peer) may be the one that
+        // failed; the exit below still ends this PE.
+        if let Ok(guard) = self.pmix.try_lock() {
+            if let Some(pmix) = guard.as_ref() {
+                let _ = pmix.abort(
+                    status,
+                    &format!("ferroshmem: PE {} ended the job with status {status}", self.my_pe),
+                );
+            }
+        }
         std::process::exit(status)
     }
 }
