@@ -68,7 +68,7 @@ static int get_u32(pmix_rank_t rank, const char *key, uint32_t *out) {
 
 int fsh_pmix_job_size(uint32_t *size) { return get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, size); }
 int fsh_pmix_node_id(uint32_t rank, uint32_t *id) { return get_u32(rank, PMIX_NODEID, id); }
-int fsh_pmix_local_rank(uint32_t rank, uint32_t *lr) { return get_u32(rank, PMIX_LOCAL_RANK, lr); }
+int fsh_pmix_local_rank(uint32_t rank, uint32_t *local) { return get_u32(rank, PMIX_LOCAL_RANK, local); }
 
 /* The hostname of `rank` into buf (NUL-terminated, truncated to len). */
 int fsh_pmix_hostname(uint32_t rank, char *buf, size_t len) {

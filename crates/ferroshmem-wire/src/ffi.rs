@@ -75,6 +75,7 @@ shim! {
     fn fsh_pmix_abort(status: c_int, msg: *const c_char) -> c_int;
     fn fsh_pmix_job_size(size: *mut u32) -> c_int;
     fn fsh_pmix_node_id(rank: u32, id: *mut u32) -> c_int;
+    fn fsh_pmix_local_rank(rank: u32, local: *mut u32) -> c_int;
     fn fsh_pmix_hostname(rank: u32, buf: *mut c_char, len: usize) -> c_int;
     fn fsh_pmix_put(key: *const c_char, data: *const c_void, len: usize) -> c_int;
     fn fsh_pmix_commit() -> c_int;

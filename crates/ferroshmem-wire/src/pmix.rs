@@ -39,6 +39,10 @@ impl Pmix {
     pub fn node_id(&self, _rank: u32) -> Result<u32> {
         Err(Error::Unavailable)
     }
+    /// Rank of `rank` among the processes of its host (`PMIX_LOCAL_RANK`).
+    pub fn local_rank(&self, _rank: u32) -> Result<u32> {
+        Err(Error::Unavailable)
+    }
     /// Host name of `rank`.
     pub fn hostname(&self, _rank: u32) -> Result<String> {
         Err(Error::Unavailable)
@@ -96,6 +100,16 @@ impl Pmix {
         // SAFETY: a valid out-pointer; PMIx is initialised (self exists).
         crate::check("PMIx_Get(PMIX_NODEID)", unsafe { crate::ffi::fsh_pmix_node_id(rank, &mut id) })?;
         Ok(id)
+    }
+
+    /// Rank of `rank` among the processes of its host (`PMIX_LOCAL_RANK`).
+    pub fn local_rank(&self, rank: u32) -> Result<u32> {
+        let mut local = 0u32;
+        // SAFETY: a valid out-pointer; PMIx is initialised (self exists).
+        crate::check("PMIx_Get(PMIX_LOCAL_RANK)", unsafe {
+            crate::ffi::fsh_pmix_local_rank(rank, &mut local)
+        })?;
+        Ok(local)
     }
 
     /// Host name of `rank`.

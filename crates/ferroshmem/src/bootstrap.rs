@@ -135,53 +135,79 @@ fn attach_pmix() -> Result<Attached> {
     // posts its own, with its host's name (for hang reports), and one collecting fence tells
     // everybody where everybody runs.
     let mine = pmix.node_id(my_pe as u32).map_err(|e| pmix_error("node id", e))?;
+    // The host's first PE by the launcher's local rank creates the host's job file before the
+    // first fence and posts where it is with its host id: one collecting fence, where waiting
+    // for the ids to pick the creator took two (a fence at 64 simulated hosts costs a few
+    // hundred milliseconds). Each PE posts its local rank beside its host id (a launcher
+    // need not answer for other ranks); without one, the host's first PE after a second fence.
+    let local = pmix.local_rank(my_pe as u32).unwrap_or(u32::MAX);
     let mut note = mine.to_le_bytes().to_vec();
+    note.extend_from_slice(&local.to_le_bytes());
     note.extend_from_slice(rustix::system::uname().nodename().to_bytes());
     pmix.put_bytes(NODE_KEY, &note).map_err(|e| pmix_error("put", e))?;
-    pmix.commit().map_err(|e| pmix_error("commit", e))?;
-    pmix.fence_collect().map_err(|e| pmix_error("fence", e))?;
-    let (ids, names): (Vec<u32>, Vec<String>) = (0..n_pes)
-        .map(|r| {
-            let b = pmix.get_bytes(r as u32, NODE_KEY).map_err(|e| pmix_error("node ids", e))?;
-            let id: [u8; 4] = b
-                .get(..4)
-                .and_then(|id| id.try_into().ok())
-                .ok_or_else(|| Error::bootstrap(format!("PE {r} published a malformed node id")))?;
-            Ok((u32::from_le_bytes(id), String::from_utf8_lossy(&b[4..]).into_owned()))
-        })
-        .collect::<Result<Vec<(u32, String)>>>()?
-        .into_iter()
-        .unzip();
-    let topology = Topology::from_host_ids(&ids, my_pe).with_names(&names);
-    let leader = topology.local_pes()[0];
     let mut created = None;
-    if my_pe == leader {
-        let file = JobFile::create_with_cores(requested_layout(n_pes)?, online_cpus())?;
-        let note = format!("{}:{}", std::process::id(), file.fd().as_raw_fd());
-        pmix.put_bytes(JOB_FILE_KEY, note.as_bytes()).map_err(|e| pmix_error("put", e))?;
-        created = Some(file);
+    if local == 0 {
+        created = Some(create_job_file(&pmix, n_pes)?);
     }
     pmix.commit().map_err(|e| pmix_error("commit", e))?;
     pmix.fence_collect().map_err(|e| pmix_error("fence", e))?;
+    let word =
+        |b: &[u8], at: usize| b.get(at..at + 4).and_then(|w| w.try_into().ok()).map(u32::from_le_bytes);
+    let notes = (0..n_pes)
+        .map(|r| {
+            let b = pmix.get_bytes(r as u32, NODE_KEY).map_err(|e| pmix_error("node ids", e))?;
+            match (word(&b, 0), word(&b, 4)) {
+                (Some(id), Some(local)) => Ok((id, local, String::from_utf8_lossy(&b[8..]).into_owned())),
+                _ => Err(Error::bootstrap(format!("PE {r} published a malformed node id"))),
+            }
+        })
+        .collect::<Result<Vec<(u32, u32, String)>>>()?;
+    let ids: Vec<u32> = notes.iter().map(|n| n.0).collect();
+    let names: Vec<String> = notes.iter().map(|n| n.2.clone()).collect();
+    let topology = Topology::from_host_ids(&ids, my_pe).with_names(&names);
+    // Who created this host's job file: its PE of local rank 0 (the same answer on every PE
+    // of the host, read from the same notes), else its first PE, after a second fence.
+    let claims: Vec<usize> = topology.local_pes().iter().copied().filter(|&pe| notes[pe].1 == 0).collect();
+    let creator = match claims[..] {
+        [pe] => pe,
+        _ => {
+            let leader = topology.local_pes()[0];
+            if my_pe == leader && created.is_none() {
+                created = Some(create_job_file(&pmix, n_pes)?);
+            }
+            pmix.commit().map_err(|e| pmix_error("commit", e))?;
+            pmix.fence_collect().map_err(|e| pmix_error("fence", e))?;
+            leader
+        }
+    };
     let file = match created {
         Some(file) => file,
         None => {
-            let note = pmix.get_bytes(leader as u32, JOB_FILE_KEY).map_err(|e| pmix_error("get", e))?;
+            let note = pmix.get_bytes(creator as u32, JOB_FILE_KEY).map_err(|e| pmix_error("get", e))?;
             let note = String::from_utf8_lossy(&note).into_owned();
             let path =
                 note.split_once(':').map(|(pid, fd)| format!("/proc/{pid}/fd/{fd}")).ok_or_else(|| {
-                    Error::bootstrap(format!("PE {leader} published {note:?} for the job file"))
+                    Error::bootstrap(format!("PE {creator} published {note:?} for the job file"))
                 })?;
             let fd = rustix::fs::open(&path, rustix::fs::OFlags::RDWR | rustix::fs::OFlags::CLOEXEC, rustix::fs::Mode::empty())
                 .map_err(|e| {
                     Error::bootstrap(format!(
-                        "opening the host's job file {path} of PE {leader}: {e} (PEs of one host must see each other's /proc)"
+                        "opening the host's job file {path} of PE {creator}: {e} (PEs of one host must see each other's /proc)"
                     ))
                 })?;
             JobFile::from_inherited(fd.into_raw_fd())?
         }
     };
     Ok(Attached { job: file, my_pe, topology, pmix: Some(pmix) })
+}
+
+/// Creates this host's job file and posts where it is (`pid:fd`, opened through /proc by the
+/// host's other PEs) for the next collecting fence.
+fn create_job_file(pmix: &Pmix, n_pes: usize) -> Result<JobFile> {
+    let file = JobFile::create_with_cores(requested_layout(n_pes)?, online_cpus())?;
+    let note = format!("{}:{}", std::process::id(), file.fd().as_raw_fd());
+    pmix.put_bytes(JOB_FILE_KEY, note.as_bytes()).map_err(|e| pmix_error("put", e))?;
+    Ok(file)
 }
 
 /// Online CPUs of this host (not this process's affinity: a launcher that binds each PE to a
