@@ -10,11 +10,11 @@
 //! meeting place (collect's counts, reductions' blocks) go to the members' staging areas of
 //! the team's slot, which the network reaches as part of each PE's control block.
 //!
-//! A team whose members span a few hosts (up to `hier::MAX_GROUPS`) takes the hierarchical
-//! forms of `hier` instead (shared memory within a host, leaders between hosts) for sync,
-//! broadcast, fcollect, contiguous alltoall and reductions; the flat forms here serve collect,
-//! strided alltoalls and teams over more hosts. They are correct for any team and any
-//! placement of its members.
+//! A team whose members span hosts takes the hierarchical forms of `hier` instead (shared
+//! memory within a host, leaders between hosts) for sync, broadcast, fcollect, contiguous
+//! alltoall and reductions, whatever the number of hosts; the flat forms here serve collect,
+//! strided alltoalls (packed through the staging areas) and the deprecated active sets. They
+//! are correct for any team and any placement of its members.
 #![allow(unsafe_code)]
 
 use super::{combine, hier, Group, ReduceOp, Staging};
@@ -203,7 +203,7 @@ pub(super) fn alltoalls(
     check_own(rt, routine, src, extent(sst)?)?;
     connect_members(rt, g, routine)?;
     if dst != 1 || sst != 1 {
-        return alltoalls_staged(rt, g, routine, dest, src, elem, dst, sst, nelems);
+        return alltoalls_staged(rt, g, routine, Strided { dest, src, elem, dst, sst, nelems });
     }
     g.network_sync(rt, routine)?;
     let me = g.me();
@@ -223,22 +223,24 @@ pub(super) fn alltoalls(
     g.network_sync(rt, routine)
 }
 
-/// Strided alltoalls across hosts, chunk by chunk through the staging areas: each member
-/// packs its elements for member j into one message to j's staging area (at its own index),
-/// and each unpacks what it received into its strided destination. One message per pair of
-/// members and chunk, where a put per element would be `nelems` of them.
-#[allow(clippy::too_many_arguments)]
-fn alltoalls_staged(
-    rt: &Runtime,
-    g: &mut impl Group,
-    routine: &'static str,
+/// A strided alltoalls' buffers and shape, as every member passes them (element strides
+/// `dst`, `sst`; `nelems` elements of `elem` bytes per block).
+#[derive(Debug, Clone, Copy)]
+struct Strided {
     dest: usize,
     src: usize,
     elem: usize,
     dst: usize,
     sst: usize,
     nelems: usize,
-) -> Result<()> {
+}
+
+/// Strided alltoalls across hosts, chunk by chunk through the staging areas: each member
+/// packs its elements for member j into one message to j's staging area (at its own index),
+/// and each unpacks what it received into its strided destination. One message per pair of
+/// members and chunk, where a put per element would be `nelems` of them.
+fn alltoalls_staged(rt: &Runtime, g: &mut impl Group, routine: &'static str, args: Strided) -> Result<()> {
+    let Strided { dest, src, elem, dst, sst, nelems } = args;
     let Staging { slot, base, len: room } = g.staging();
     let n = g.n();
     // Elements per member and chunk: each member's part of the staging area.

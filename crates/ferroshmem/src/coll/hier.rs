@@ -34,7 +34,8 @@
 #![allow(unsafe_code)]
 
 mod wide;
-pub(crate) use wide::{is_wide, partners as wide_partners};
+pub(crate) use wide::{partners as wide_partners, trees_only};
+use wide::{takes_trees, Collective};
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -342,7 +343,13 @@ impl<'a> Op<'a> {
     /// by empty messages, when there are at most [`DIRECT_LEADERS`] of them; `None`: they
     /// meet by dissemination. For [`Self::meet`].
     fn take_meeting(&self) -> Option<(u64, u64)> {
-        (self.groups.len() <= DIRECT_LEADERS).then(|| self.team.take_staged_exchanges(1, self.flag_value(0)))
+        self.meets_directly().then(|| self.team.take_staged_exchanges(1, self.flag_value(0)))
+    }
+
+    /// Whether the leaders meet directly (each signals each) rather than by dissemination: up
+    /// to [`DIRECT_LEADERS`].
+    fn meets_directly(&self) -> bool {
+        self.groups.len() <= DIRECT_LEADERS
     }
 
     /// The leaders meet, by empty messages of staged exchange `direct` (its number and
@@ -367,7 +374,7 @@ impl<'a> Op<'a> {
     fn leaders_meet(&self) {
         let l = self.groups.len();
         self.rt.fence();
-        if l <= DIRECT_LEADERS {
+        if self.meets_directly() {
             let v = self.flag_value(0);
             for g in self.groups.others() {
                 self.signal(self.leader_of(g), v);
@@ -444,7 +451,7 @@ pub(super) fn broadcast(
         return Ok(());
     }
     let args = Broadcast { dest, src, nbytes, root, update_root };
-    let wide = wide::is_wide(groups);
+    let wide = takes_trees(Collective::Broadcast, groups);
     if !wide && nbytes <= RING_ENTRY_BYTES && ring_enabled() {
         return broadcast_ring(rt, team, groups, routine, args);
     }
@@ -837,7 +844,7 @@ pub(super) fn fcollect(
         return Ok(());
     }
     let op = Op::new(rt, team, groups, routine);
-    let wide = wide::is_wide(groups);
+    let wide = takes_trees(Collective::Fcollect, groups);
     let staged = !wide && all <= STAGE_HALF;
     let entered = op.flag_value(0);
     // A staged exchange carries the data; a large payload waits for the leaders to meet
@@ -945,7 +952,7 @@ pub(super) fn alltoall(
     }
     // Over many hosts every PE sends its own blocks into their destinations once the leaders
     // met (the staged forms take two flag words per group).
-    let wide = wide::is_wide(groups);
+    let wide = takes_trees(Collective::Alltoall, groups);
     let staged = !wide && all <= STAGE_HALF;
     // Small enough for each leader to receive, from every other host, that host's blocks for
     // all of this host's members: one message per pair of hosts instead of one per remote PE,
@@ -1106,7 +1113,7 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(
         return Err(Error::invalid(routine, "dest/source", "overlap without being the same object"));
     }
     let l = groups.len();
-    let wide = wide::is_wide(groups);
+    let wide = takes_trees(Collective::Reduce, groups);
     let chunk = (STAGE_HALF / l / size).max(1);
     if !wide && count.div_ceil(chunk) >= 1 << (CHUNK_BITS - 1) {
         return Err(Error::AcrossHosts {

@@ -305,7 +305,7 @@ impl TeamInner {
                     // overlap (`Net::connect_all`); a failure shows again, and is reported,
                     // at the first transfer with that leader.
                     let world = |i: usize| self.pes.world_pe(i);
-                    let _ = if crate::coll::hier::is_wide(&groups) {
+                    let _ = if crate::coll::hier::trees_only(&groups) {
                         rt.connect_all("team set-up", crate::coll::hier::wide_partners(&groups).map(world))
                     } else {
                         rt.connect_all("team set-up", (0..groups.len()).map(|g| world(groups.leader(g))))

@@ -80,11 +80,16 @@ pub(crate) const AGREE_RESULT_WORDS: usize = W_CENTRAL;
 pub(crate) const W_COUNTED: usize = SLOT_HOST_WORDS + 2;
 /// (Teams across hosts) the put flags, one per host group.
 pub(crate) const W_FLAGS: usize = SLOT_HOST_WORDS + 8;
+/// (Teams across hosts) the signals of the leaders' trees (`coll::hier::wide`), indexed by
+/// the distance to the writer: 32 from the leaders after this one, 32 from those before.
+pub(crate) const W_TREE: usize = 512;
+/// Words of the trees' signals.
+pub(crate) const TREE_WORDS: usize = 64;
 /// Words of a slot before its mailboxes.
-pub(crate) const SLOT_FIXED_WORDS: usize = 512;
-/// Most host groups a team can have for the hierarchical algorithms (three flag words each);
-/// teams over more hosts take the flat ones of `coll::across`.
-pub(crate) const MAX_GROUPS: usize = (SLOT_FIXED_WORDS - W_FLAGS) / 3;
+pub(crate) const SLOT_FIXED_WORDS: usize = W_TREE + TREE_WORDS;
+/// Most host groups for which the hierarchical algorithms give each group flag words (three
+/// each); over more hosts every collective takes the leaders' trees (`coll::hier::wide`).
+pub(crate) const MAX_GROUPS: usize = (W_TREE - W_FLAGS) / 3;
 /// (Teams across hosts) the message flags, two per host group (one per parity of the staged
 /// exchanges). Apart from [`W_FLAGS`]: a word written by messages is never written by a put.
 pub(crate) const W_MSG_FLAGS: usize = W_FLAGS + MAX_GROUPS;
@@ -113,6 +118,7 @@ pub(crate) const FIELDS: &[(&str, usize, usize)] = &[
     ("counted", W_COUNTED, 1),
     ("put flags", W_FLAGS, MAX_GROUPS),
     ("message flags", W_MSG_FLAGS, 2 * MAX_GROUPS),
+    ("tree signals", W_TREE, TREE_WORDS),
 ];
 
 /// Whether `fields` lie within `0..end` and no two of them share a word.

@@ -1,5 +1,6 @@
-//! The leaders' part of the hierarchical collectives of a team over many hosts (more than
-//! [`WIDE_FROM`] - 1 groups): binomial trees (`coll::tree`) of `ceil(log2 L)` network steps
+//! The leaders' part of the hierarchical collectives of a team over many hosts (from
+//! [`WIDE_FROM`] groups, reductions and fcollect from [`TREE_REDUCTIONS_FROM`]; see
+//! [`takes_trees`]): binomial trees (`coll::tree`) of `ceil(log2 L)` network steps
 //! among the `L` leaders, where the forms of `hier` for fewer hosts send from every leader to
 //! every other one (L - 1 messages each, and three flag words per group in the slot).
 //!
@@ -11,7 +12,8 @@
 //! [`FROM_ABOVE`] + k only by the leader `2^k` groups before it (modulo L), whatever the
 //! tree's root. So each word has one writer, which writes epochs in increasing order, and
 //! "word >= this collective's value" means that this writer entered this collective: with
-//! O(log L) words a leader tells its O(log L) partners apart in every tree.
+//! O(log L) words a leader tells its O(log L) partners apart in every tree. The words are the
+//! slot's own (`slot_layout::W_TREE`), so a team may mix trees and the forms for fewer hosts.
 //!
 //! Every counted message a leader receives in a collective is sent after that leader raised
 //! a word of this collective on the sender (or, down a tree, after the sender received what
@@ -22,34 +24,61 @@ use crate::coll::{combine, copy, tree, ReduceOp};
 use crate::error::Result;
 use crate::runtime::FlagWord;
 use crate::team::host_groups::HostGroups;
-use crate::team::slot_layout::W_MSG_FLAGS;
+use crate::team::slot_layout::{TREE_WORDS, W_TREE};
 
-/// Teams over at least this many hosts take the trees; fewer take the forms of `hier`
-/// (every leader to every leader), which need three slot words per group.
+/// Teams over at least this many hosts take the trees for every collective: the forms of
+/// `hier` for fewer hosts need three slot words per group.
 pub(crate) const WIDE_FROM: usize = MAX_GROUPS + 1;
+/// Reductions and fcollect take the trees from this many hosts on: over 16 and 32 simulated
+/// hosts x 1 PE the trees took 8-byte and 4 KiB float sums 970 and 980 us against 1 280-1 350
+/// and 3 260-3 370 (16 hosts), 3 640-3 720 and 3 680-4 560 against 5 440-5 670 and 21 700-
+/// 23 600 (32 hosts); fcollect 850-890 against 1 270-1 420 (16) and 2 680-3 070 against
+/// 5 630-6 230 (32), where every leader sends to every leader (`bench/c/coll_bench.c 4096 5`,
+/// two alternations). Broadcasts and alltoalls keep the forms for fewer hosts up to
+/// [`MAX_GROUPS`]: their small rings and leader-to-leader messages were faster there (8-byte
+/// broadcast 333-338 against 498-531 us at 16 hosts, alltoall 1 360-1 450 against 2 260).
+const TREE_REDUCTIONS_FROM: usize = 9;
 
 /// Distances `2^k` a tree spans: up to 2^32 hosts.
 const DISTANCES: usize = 32;
 /// Words raised by the leader `2^j` groups after this one: "entered" (its child in a tree).
-const FROM_BELOW: usize = W_MSG_FLAGS;
+const FROM_BELOW: usize = W_TREE;
 /// Words raised by the leader `2^k` groups before this one: "entered" (its parent in a tree).
-const FROM_ABOVE: usize = W_MSG_FLAGS + DISTANCES;
-// Both sets within the message flags, which teams over this many hosts use for nothing else.
-const _: () = assert!(FROM_ABOVE + DISTANCES <= W_MSG_FLAGS + 2 * MAX_GROUPS);
+const FROM_ABOVE: usize = W_TREE + DISTANCES;
+const _: () = assert!(FROM_ABOVE + DISTANCES <= W_TREE + TREE_WORDS);
 
-/// Whether a team of these host groups takes the trees: from [`WIDE_FROM`] groups, or from
-/// `FSH_HIER_TREES_FROM` (at least 2) where that is set, as the tests do to run the trees on
-/// a few hosts. The launcher gives every PE the same environment, so they all agree.
-#[inline]
-pub(crate) fn is_wide(groups: &HostGroups) -> bool {
-    static FROM: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let from = *FROM.get_or_init(|| {
-        std::env::var("FSH_HIER_TREES_FROM")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .map_or(WIDE_FROM, |v| v.clamp(2, WIDE_FROM))
+/// The collectives whose algorithm between hosts is chosen here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Collective {
+    Broadcast,
+    Fcollect,
+    Reduce,
+    Alltoall,
+}
+
+/// Whether `collective` of a team of these host groups takes the trees (the one place where
+/// that is chosen): from [`TREE_REDUCTIONS_FROM`] groups for reductions and fcollect, from
+/// [`WIDE_FROM`] for the others; or, for every collective, from `FSH_HIER_TREES_FROM` (at
+/// least 2) where that is set, as the tests do to run the trees on a few hosts. The launcher
+/// gives every PE the same environment, so they all agree.
+pub(crate) fn takes_trees(collective: Collective, groups: &HostGroups) -> bool {
+    static FROM: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let forced = *FROM.get_or_init(|| {
+        std::env::var("FSH_HIER_TREES_FROM").ok().and_then(|v| v.parse::<usize>().ok()).map(|v| v.max(2))
     });
-    groups.len() >= from
+    let from = forced.unwrap_or(match collective {
+        Collective::Reduce | Collective::Fcollect => TREE_REDUCTIONS_FROM,
+        Collective::Broadcast | Collective::Alltoall => WIDE_FROM,
+    });
+    groups.len() >= from.min(WIDE_FROM)
+}
+
+/// Whether the leaders of a team of these host groups talk only to their partners in the
+/// trees (every collective takes them), not to every leader: whom to connect to ahead.
+pub(crate) fn trees_only(groups: &HostGroups) -> bool {
+    [Collective::Broadcast, Collective::Fcollect, Collective::Reduce, Collective::Alltoall]
+        .into_iter()
+        .all(|c| takes_trees(c, groups))
 }
 
 /// The world PEs of the leaders this one talks to in any tree: those `2^k` groups before and
