@@ -271,6 +271,25 @@ impl<'a> Op<'a> {
         Ok(())
     }
 
+    /// On a member that is not its host's leader, in a collective whose result the leader
+    /// assembles in its destination (`len` bytes at `dest`): arrives, waits for the release,
+    /// and unless the leader pushed the result into our destination, copies it from the
+    /// leader's and says it is done.
+    fn member_takes_result(&self, push: bool, dest: usize, len: usize) -> Result<()> {
+        let leader = self.my_leader();
+        self.arrive(leader);
+        self.wait_release(leader);
+        if !push {
+            let from = at(self.rt, self.routine, dest, len, leader)?;
+            // SAFETY: the leader's destination holds the result (released) and stays unchanged
+            // until we are done; ours is written by us alone (our source, if any, was read
+            // before the release).
+            unsafe { copy(dest, from, len) };
+            self.done(leader);
+        }
+        Ok(())
+    }
+
     /// On a leader: lets the local members go on; unless the result was pushed to them, waits
     /// until they are done reading our buffers.
     fn release_and_wait(&self, push: bool) {
@@ -431,19 +450,9 @@ pub(super) fn fcollect(
     let (exchange, credit) = if staged { team.take_staged_exchanges(1, entered) } else { (0, 0) };
     let meeting = if staged || wide { None } else { op.take_meeting() };
     let half = (exchange & 1) as usize * STAGE_HALF;
-    let leader = op.my_leader();
     let push = all <= PUSH_MAX;
     if !op.is_leader() {
-        op.arrive(leader);
-        op.wait_release(leader);
-        if !push {
-            let from = at(rt, routine, dest, all, leader)?;
-            // SAFETY: the leader's destination is complete (released) and unchanged until we
-            // are done.
-            unsafe { copy(dest, from, all) };
-            op.done(leader);
-        }
-        return Ok(());
+        return op.member_takes_result(push, dest, all);
     }
     let base = op.counted_base();
     op.wait_arrivals(op.local_others());

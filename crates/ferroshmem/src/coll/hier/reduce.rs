@@ -54,20 +54,9 @@ pub(in crate::coll) fn reduce<T: Copy, O: ReduceOp<T>>(
     let (first, credit) =
         if direct || wide { (0, 0) } else { team.take_staged_exchanges(chunks, op.flag_value(chunks - 1)) };
     let meeting = if direct { op.take_meeting() } else { None };
-    let leader = op.my_leader();
     let push = nbytes <= PUSH_MAX;
     if !op.is_leader() {
-        op.arrive(leader);
-        op.wait_release(leader);
-        if !push {
-            let from = at(rt, routine, dest, nbytes, leader)?;
-            // SAFETY: the leader's destination holds the result (released) and stays
-            // unchanged until we are done; ours is written by us alone (our source was read
-            // before the release).
-            unsafe { copy(dest, from, nbytes) };
-            op.done(leader);
-        }
-        return Ok(());
+        return op.member_takes_result(push, dest, nbytes);
     }
     op.wait_arrivals(op.local_others());
     let slice = |a: usize, from: usize, len: usize| {
