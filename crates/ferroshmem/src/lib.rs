@@ -1,12 +1,16 @@
-//! ferroshmem: an OpenSHMEM 1.5 runtime in which PEs are processes on one machine sharing every
-//! PE's symmetric heap (and, for C programs, static data) through one memfd.
+//! ferroshmem: an OpenSHMEM 1.5 runtime in which PEs are processes: the PEs of one host share
+//! every PE's symmetric heap (and, for C programs, static data) through one memfd per host, and
+//! PEs on different hosts reach each other through UCX (a job across hosts is started by a
+//! PMIx launcher).
 //!
 //! Module map: [`api`] (the safe Rust API), [`coll`] (its collectives and reduction
-//! operators), [`team`] (team configuration and handles), [`error`]. Internal: `job` (the shared
-//! file and its layout), `ctrl` (per-PE control words), `wait` (spin, yield, futex), `heap`
-//! (symmetric allocator bookkeeping), `static_data` (globals made symmetric), `runtime` (the
-//! process's view of the job), `rma`, `atomic` and `p2p` (raw one-sided operations used by the
-//! C ABI and the safe API).
+//! operators), [`team`] (team configuration and handles), [`error`]. Internal: `bootstrap`
+//! (who am I and where is everybody: oshrun's job file or PMIx), `topology` (which PEs share a
+//! host), `job` (the shared file and its layout), `ctrl` (per-PE control words), `net` (UCX to
+//! the PEs of other hosts), `wait` (spin, yield, futex), `heap` (symmetric allocator
+//! bookkeeping), `static_data` (globals made symmetric), `runtime` (the process's view of the
+//! job), `rma`, `atomic` and `p2p` (raw one-sided operations used by the C ABI and the safe
+//! API), `activity` (hang reports: an observer of the others).
 
 //!
 //! Soundness: no safe public item reaches raw memory (issue 13). The internals that do are
