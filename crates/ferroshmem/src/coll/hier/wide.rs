@@ -103,8 +103,8 @@ impl Op<'_> {
         (self.groups.mine() + l - root) % l
     }
 
-    /// Raises word `w` on the leader of group `g` (of another host) to this collective's
-    /// value: an empty flagged message, after this PE's earlier traffic (fence).
+    /// Raises word `w` on the leader of group `g` (of another host) to at least this
+    /// collective's value: an empty flagged message.
     fn raise(&self, g: usize, w: usize) {
         self.rt.put_stage_flagged(
             self.routine,
