@@ -520,7 +520,9 @@ pub(super) fn fcollect(
 /// destination fits half of one (they copy them into their destination), else every PE sends
 /// its own into their destinations once the leaders met. A member returns once its leader
 /// released it (every local block copied, its source no longer read) and every other host's
-/// blocks for it are in its destination.
+/// blocks for it are in its destination. Over many hosts (the trees' count, `wide`) small
+/// blocks go by Bruck's exchange among the leaders, who copy the result into their members'
+/// destinations before they release them (`wide::alltoall`).
 pub(super) fn alltoall(
     rt: &Runtime,
     team: &TeamInner,
@@ -541,13 +543,15 @@ pub(super) fn alltoall(
     // Over many hosts every PE sends its own blocks into their destinations once the leaders
     // met (the staged forms take two flag words per group).
     let wide = takes_trees(Collective::Alltoall, groups);
+    // Over many hosts, small blocks go by Bruck's exchange among the leaders.
+    let bruck = wide && wide::bruck_fits(groups, block);
     let staged = !wide && all <= STAGE_HALF;
     // Small enough for each leader to receive, from every other host, that host's blocks for
     // all of this host's members: one message per pair of hosts instead of one per remote PE,
     // and only leaders use the network.
     let widest = (0..groups.len()).map(|g| groups.members(g).len()).max().unwrap_or(1);
     let by_host = !wide && all.checked_mul(widest).is_some_and(|b| b <= STAGE_HALF);
-    let op = if by_host {
+    let op = if by_host || bruck {
         Op::new(rt, team, groups, routine)
     } else {
         // Every member sends its own blocks to every member of the other hosts.
@@ -557,7 +561,7 @@ pub(super) fn alltoall(
     let entered = op.flag_value(0);
     // A staged exchange carries the data; a large payload waits for the leaders to meet.
     let (exchange, credit) = if staged { team.take_staged_exchanges(1, entered) } else { (0, 0) };
-    let meeting = if staged { None } else { op.take_meeting() };
+    let meeting = if staged || bruck { None } else { op.take_meeting() };
     let half = (exchange & 1) as usize * STAGE_HALF;
     let me = team.my_index;
     let local = groups.members(groups.mine());
@@ -573,7 +577,11 @@ pub(super) fn alltoall(
     }
     if op.is_leader() {
         op.wait_arrivals(op.local_others());
-        if by_host {
+        if bruck {
+            let sources =
+                local.iter().map(|&i| at(rt, routine, src, all, op.pe(i))).collect::<Result<Vec<usize>>>()?;
+            wide::alltoall(&op, dest, &sources, block)?;
+        } else if by_host {
             // To each other host's leader, the blocks of our host's members for that host's
             // members: for each member j there (in team order), block j of each of ours.
             op.wait_credit(exchange, credit);
@@ -652,7 +660,7 @@ pub(super) fn alltoall(
                 unsafe { copy(dest + i * block, from + k * block, block) };
             }
         }
-    } else {
+    } else if !bruck {
         // Large: the leaders met, so every member is in the collective (its destination is
         // free); every PE sends its own blocks for the members of other hosts straight into
         // their destinations, as counted messages (each block crosses the network once

@@ -20,7 +20,7 @@
 //! the leader sent up), so none of a later collective can be counted early.
 
 use super::{counted_messages, Op, MAX_GROUPS};
-use crate::coll::{combine, copy, tree, ReduceOp};
+use crate::coll::{at, combine, copy, tree, ReduceOp, HIER_STAGE_BYTES};
 use crate::error::Result;
 use crate::runtime::FlagWord;
 use crate::team::host_groups::HostGroups;
@@ -89,6 +89,20 @@ pub(crate) fn partners(groups: &HostGroups) -> impl Iterator<Item = usize> + '_ 
         .flat_map(move |k| [(me + (1 << k)) % l, (me + l - (1 << k) % l) % l])
         .filter(move |&g| g != me)
         .map(move |g| groups.leader(g))
+}
+
+/// Whether an alltoall of `block`-byte blocks over many hosts takes Bruck's exchange among
+/// the leaders ([`alltoall`]): every step's message must fit its part of the staging area.
+/// A step carries at most `ceil(L / 2)` host-pair parts of at most `widest^2` blocks each
+/// (a bound every PE computes alike from the team's shape).
+pub(super) fn bruck_fits(groups: &HostGroups, block: usize) -> bool {
+    let l = groups.len();
+    let widest = (0..l).map(|g| groups.members(g).len()).max().unwrap_or(1);
+    let steps = tree::depth(l).max(1) as usize;
+    l.div_ceil(2)
+        .checked_mul(widest * widest)
+        .and_then(|b| b.checked_mul(block))
+        .is_some_and(|bytes| bytes <= HIER_STAGE_BYTES / steps)
 }
 
 impl Op<'_> {
@@ -222,6 +236,99 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(op: &Op<'_>, dest: usize, part: Ve
     }
     for j in tree::children(v, l).rev() {
         op.send_counted(op.leader_of(v + (1 << j)), dest, dest, nbytes)?;
+    }
+    Ok(())
+}
+
+/// Alltoall among the leaders by Bruck's exchange: `ceil(log2 L)` steps where the other forms
+/// send `L - 1` messages from every PE (the 8-byte alltoall over 64 simulated hosts × 1 PE
+/// took 6.4 × Open MPI's MPI so; docs/PERFORMANCE.md). This leader holds, for each distance
+/// `k` in `1..L`, the *part* of the host pair (origin, `mine + k`): for each member `j` of the
+/// destination host, in team order, block `j` of each member of the origin's host, in team
+/// order. In step `s` it sends the parts whose distance has bit `s` set to the leader `2^s`
+/// groups after it, and replaces them by those of the leader `2^s` groups before it. After
+/// the steps every part has come `k` groups to its destination: the part at distance `k`
+/// holds what the group `k` before this one sends to this host, which the leader copies into
+/// its members' destinations (they arrived: free). Parts differ in size over ragged hosts;
+/// every leader knows their origins, hence their sizes.
+///
+/// A step's message lands in the receiver's staging area (step `s` at `s` times the area's
+/// share of a step), flagged in the receiver's word [`FROM_ABOVE`] + `s`, and is sent only
+/// after the receiver raised [`FROM_BELOW`] + `s` on the sender in this collective, which it
+/// does when it begins: it has read every earlier message then. `sources` are the world
+/// addresses of this host's members' sources (arrived: ready and unchanged until released).
+pub(super) fn alltoall(op: &Op<'_>, dest: usize, sources: &[usize], block: usize) -> Result<()> {
+    let (groups, l, r) = (op.groups, op.groups.len(), op.groups.mine());
+    let steps = tree::depth(l) as usize;
+    let share = HIER_STAGE_BYTES / steps.max(1);
+    let part_bytes = |o: usize, d: usize| groups.members(o).len() * groups.members(d).len() * block;
+    for s in 0..steps {
+        op.raise((r + l - (1 << s)) % l, FROM_BELOW + s);
+    }
+    // Our parts, by distance (none at 0: blocks within the host were copied already).
+    let mut parts: Vec<Vec<u8>> = (0..l)
+        .map(|k| {
+            let mut part = Vec::new();
+            if k > 0 {
+                part.reserve(part_bytes(r, (r + k) % l));
+                for &j in groups.members((r + k) % l) {
+                    for &from in sources {
+                        // SAFETY: a source of a member of our host (arrived: ready and
+                        // unchanged until we release), block j, inside its checked extent.
+                        part.extend_from_slice(unsafe {
+                            std::slice::from_raw_parts((from + j * block) as *const u8, block)
+                        });
+                    }
+                }
+            }
+            part
+        })
+        .collect();
+    let mut message = Vec::new();
+    for s in 0..steps {
+        let dist = 1usize << s;
+        let moving = (1..l).filter(|k| k & dist != 0);
+        message.clear();
+        for k in moving.clone() {
+            message.extend_from_slice(&parts[k]);
+        }
+        op.wait_raised(FROM_BELOW + s);
+        op.rt.put_stage_flagged(
+            op.routine,
+            op.leader_of((r + dist) % l),
+            op.team.slot,
+            s * share,
+            &message,
+            crate::runtime::FlagWord::Slot(FROM_ABOVE + s),
+            op.flag_value(0),
+        );
+        op.wait_raised(FROM_ABOVE + s);
+        let stage = op.rt.stage_addr(op.team.slot) + s * share;
+        let mut offset = 0;
+        for k in moving {
+            // What now sits at distance k came from the group `(k mod 2 dist)` before us.
+            let origin = (r + l - (k & (2 * dist - 1))) % l;
+            let len = part_bytes(origin, (origin + k) % l);
+            // SAFETY: step s's message landed in our staging area (its flag is up), `len`
+            // bytes at `offset` within the step's share, and nobody writes there before we
+            // raise this step's word in a later collective.
+            parts[k] = unsafe { std::slice::from_raw_parts((stage + offset) as *const u8, len) }.to_vec();
+            offset += len;
+        }
+    }
+    let local = groups.members(r);
+    for (k, part) in parts.iter().enumerate().skip(1) {
+        let origin = groups.members((r + l - k) % l);
+        for (pj, &j) in local.iter().enumerate() {
+            let pe = op.pe(j);
+            for (pi, &i) in origin.iter().enumerate() {
+                let to = at(op.rt, op.routine, dest + i * block, block, pe)?;
+                let from = part[(pj * origin.len() + pi) * block..].as_ptr() as usize;
+                // SAFETY: member j arrived (its destination is free, block i of it written by
+                // us alone); the part holds `block` bytes there.
+                unsafe { copy(to, from, block) };
+            }
+        }
     }
     Ok(())
 }
