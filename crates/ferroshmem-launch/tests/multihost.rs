@@ -671,7 +671,53 @@ const SIGNAL_TESTS: &[(&str, HostsTest)] = &[
     ("hang report on SIGINT to oshrun, a hung job", sigint_reports_then_ends_the_job),
     ("hang report on SIGUSR1 to oshrun, a host stopped", a_stopped_host_is_named),
     ("hang report on Ctrl-C at a terminal, and typed input", at_a_terminal),
+    ("a host whose network is cut ends the job", a_cut_host_ends_the_job),
 ];
+
+/// The peer watch's limit in [`a_cut_host_ends_the_job`] (`SHMEMX_PEER_TIMEOUT_MS`).
+const CUT_LIMIT: Duration = Duration::from_secs(4);
+
+/// `tests/multihost/c/fault_cut.c` (barriers in a loop) with the last host's network cut
+/// (`ip link set eth0 down` in its namespace) once the loop runs: the PEs of the other hosts
+/// must find its PEs lost within the peer watch's limit (4 s here), report them with their
+/// host, and the job must end non-zero within a few seconds more (oshrun kills mpirun, whose
+/// abort waits for the lost host's daemon). The link comes up again once the job ended, and
+/// nothing of the job may be left then.
+fn a_cut_host_ends_the_job(hosts: &Hosts) -> Result<(), String> {
+    let n = hosts.npes;
+    let names = std::env::var("FSH_HOSTS").map_err(|e| e.to_string())?;
+    let host = names.rsplit(',').next().unwrap_or_default().to_string();
+    let per_host: usize = hosts.hostlist.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    let first = n - per_host;
+    let exe = common::compile_c(&common::repo_root().join("tests/multihost/c/fault_cut.c"));
+    let mut cmd = oshrun_across(&hosts.hostlist, n, &hosts.mpirun_args, &exe);
+    cmd.env("SHMEMX_PEER_TIMEOUT_MS", CUT_LIMIT.as_millis().to_string());
+    let job = Live::spawn(cmd);
+    job.wait_for("barrier loop", |out, _| out.contains("cut: looping"))?;
+    let link = |state: &str| {
+        let ok = Command::new("ip").args(["-n", &host, "link", "set", "eth0", state]).status();
+        ok.is_ok_and(|s| s.success()).then_some(()).ok_or_else(|| format!("ip link set eth0 {state} failed"))
+    };
+    link("down")?;
+    let cut = Instant::now();
+    let ended = job.finish();
+    let took = cut.elapsed();
+    link("up")?;
+    let (code, _, err) = ended?;
+    let named = format!(": lost PE {first} (on {host})");
+    if !err.lines().any(|l| l.starts_with("ferroshmem: PE ") && l.contains(&named)) {
+        return Err(format!("no report line holds {named:?}:\n{err}"));
+    }
+    if code != Some(255) {
+        return Err(format!("exit {code:?}, expected 255\n{err}"));
+    }
+    // The watch's limit, oshrun's wait for mpirun, and slack for a loaded machine.
+    if took > CUT_LIMIT + Duration::from_secs(10) {
+        return Err(format!("the job ended {} ms after the cut", took.as_millis()));
+    }
+    println!("     {host} cut: the job ended {} ms later", took.as_millis());
+    no_process_left()
+}
 
 /// `tests/hang/healthy.c`: PE 0 reads a line while the others wait in a barrier. SIGUSR1 to
 /// oshrun prints PE 0's report of every PE of every host; the job goes on and ends as it

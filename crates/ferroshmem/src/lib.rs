@@ -93,6 +93,7 @@ pub mod launch {
         parse_size, ExitRequest, HeaderView, JobFile, Layout, MappedHeader, DEFAULT_HEAP_SIZE,
         DEFAULT_TEAM_SLOTS, ENV_JOB_FD, ENV_PE, ENV_SYMMETRIC_SIZE, ENV_TEAM_SLOTS,
     };
+    pub use crate::runtime::LOST_PEER_REPORT;
 }
 
 pub use api::*;

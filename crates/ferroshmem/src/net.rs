@@ -309,6 +309,11 @@ impl Net {
         Ok(slot.get_or_init(|| peer))
     }
 
+    /// The PEs of other hosts this PE has an endpoint to (the peer watch probes them).
+    pub fn connected_pes(&self) -> Vec<usize> {
+        self.peers.iter().enumerate().filter(|(_, slot)| slot.get().is_some()).map(|(pe, _)| pe).collect()
+    }
+
     /// Connects to every PE of `pes` on another host that has no endpoint yet, all before
     /// any transfer: for the flat collectives, whose every member puts to every other. UCX
     /// creates endpoints without waiting for the peer, so their wire-ups overlap; connected

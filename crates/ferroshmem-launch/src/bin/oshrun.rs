@@ -604,6 +604,10 @@ const REPORT_WAIT: Duration = Duration::from_secs(10);
 /// then end the PEs as they lose it).
 const MPIRUN_END_WAIT: Duration = Duration::from_secs(10);
 
+/// How long mpirun may take to end the job after a PE reported a lost peer before oshrun
+/// kills it: its abort waits for every host's daemon, the lost host's too, for ever.
+const LOST_PEER_END_WAIT: Duration = Duration::from_secs(3);
+
 /// Where the end of the job stands.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Stage {
@@ -618,6 +622,10 @@ enum Stage {
         since: Instant,
         killed: bool,
     },
+    /// A PE reported a lost peer at this time (and is ending the job through PMIx).
+    PeerLost {
+        since: Instant,
+    },
 }
 
 /// oshrun's side of a job run by mpirun.
@@ -631,6 +639,8 @@ struct Mpirun {
     pending: Vec<u8>,
     /// The signal that ended the job (its status is 128 + it).
     ended_by: Option<i32>,
+    /// The status oshrun ends with whatever mpirun's (a job it killed after a lost peer).
+    status: Option<i32>,
     stage: Stage,
 }
 
@@ -645,7 +655,16 @@ impl Mpirun {
         let signals = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
         let err = child.stderr.take();
         let stdin = child.stdin.take();
-        Ok(Mpirun { child, signals, err, stdin, pending: Vec::new(), ended_by: None, stage: Stage::No })
+        Ok(Mpirun {
+            child,
+            signals,
+            err,
+            stdin,
+            pending: Vec::new(),
+            ended_by: None,
+            status: None,
+            stage: Stage::No,
+        })
     }
 
     /// Sends `sig` to mpirun (while it runs).
@@ -715,6 +734,7 @@ impl Mpirun {
                 }
                 self.flush_pending();
                 return Ok(match self.ended_by {
+                    _ if self.status.is_some() => self.status.unwrap_or_default(),
                     Some(sig) => 128 + sig,
                     None => status.code().unwrap_or_else(|| {
                         128 + std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0)
@@ -759,6 +779,16 @@ impl Mpirun {
                 eprintln!("oshrun: PE 0 printed no report within {} s", REPORT_WAIT.as_secs());
                 self.end(libc::SIGINT);
             }
+            Stage::PeerLost { since } if since.elapsed() >= LOST_PEER_END_WAIT => {
+                eprintln!(
+                    "oshrun: mpirun did not end the job within {} s of the report of a lost peer; \
+                     killing it (the other hosts' daemons end their PEs)",
+                    LOST_PEER_END_WAIT.as_secs()
+                );
+                self.status.get_or_insert(ferroshmem::runtime::ERROR_EXIT_STATUS);
+                self.stage = Stage::Ending { since: Instant::now(), killed: true };
+                self.signal(libc::SIGKILL);
+            }
             Stage::Ending { since, killed: false } if since.elapsed() >= MPIRUN_END_WAIT => {
                 self.stage = Stage::Ending { since, killed: true };
                 self.signal(libc::SIGKILL);
@@ -790,6 +820,12 @@ impl Mpirun {
                 || text.ends_with(": Forwarding signal 12 to job")
             {
                 continue;
+            }
+            if self.stage == Stage::No
+                && text.starts_with("ferroshmem: PE ")
+                && text.contains(job::LOST_PEER_REPORT)
+            {
+                self.stage = Stage::PeerLost { since: Instant::now() };
             }
             if let Stage::AwaitingReport { since, started } = self.stage {
                 if text.starts_with("oshrun: hang report (SIGINT") {

@@ -26,11 +26,13 @@ use crate::wait::{self, WaitPolicy};
 
 mod alloc;
 mod exit;
+mod peer_watch;
 mod slot_words;
 mod sync;
 mod translate;
 
 pub use exit::{fatal, report_line, ERROR_EXIT_STATUS};
+pub use peer_watch::LOST_PEER_REPORT;
 pub use slot_words::{counted_messages, Delivery, FlagWord, COUNTED_CHUNK};
 pub use sync::{add_to_tagged_count, tagged_count, CENTRAL_COUNT_BITS};
 pub use translate::Target;
@@ -174,6 +176,8 @@ pub(crate) fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
     // Under a PMIx launcher: the host's coarse clock (oshrun's on one host), oshrun's report
     // requests through mpirun.
     activity::start_host_duties(rt);
+    // Across hosts: a host that stops answering ends the job (issue 29).
+    peer_watch::start(rt);
     Ok(rt)
 }
 

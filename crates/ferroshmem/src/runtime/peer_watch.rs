@@ -1,0 +1,121 @@
+//! Lost hosts: every PE of a job across hosts checks, now and then, that the PEs of other
+//! hosts it holds endpoints to still answer; one that does not within the time limit ends
+//! the job with a report naming it and its host. Launchers end a job when a process exits or
+//! dies, but a host that stops answering (its network cut, its node down) closes no
+//! connection and ends no process that the launcher watches: the others would wait for it for
+//! ever (issue 29).
+//!
+//! A *probe* is a one-sided read of 8 bytes of the peer's control block: its progress thread
+//! (or its own waits, or a blocking call of it) answers without the program's help, so a PE
+//! that computes for an hour outside the library still answers, while a stopped host does
+//! not. The watch runs on a thread of its own that sleeps between rounds: half the limit
+//! asleep, then every connected peer probed at once and given the other half to answer, so a
+//! lost host is found within the limit whatever the PEs are doing (waiting for it, talking to
+//! it, or computing). A probe that fails with an error rather than silence is left alone: the
+//! peer's process ended, which its launcher sees and reports (a PE that exits after its
+//! finalize closes its connections so). Nothing is probed once this PE finalized: its peers
+//! may then stop serving the network (they wait in the launcher's closing fence).
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::{Runtime, ERROR_EXIT_STATUS};
+use crate::ctrl::STATE_OFFSET;
+use crate::net::Region;
+
+/// The time limit within which a lost peer is found, in milliseconds (0: never probe).
+pub(crate) const ENV_PEER_TIMEOUT: &str = "SHMEMX_PEER_TIMEOUT_MS";
+/// Its default: a host that stops answering ends the job within 20 s.
+const DEFAULT_PEER_TIMEOUT: Duration = Duration::from_secs(20);
+/// The shortest limit taken (a probe round must not keep a loaded machine busy).
+const MIN_PEER_TIMEOUT: Duration = Duration::from_millis(200);
+
+/// What the report of a lost peer says after "ferroshmem: PE n": oshrun watches for it, and
+/// ends the job itself if `mpirun` does not (its abort waits for the lost host's daemon).
+pub const LOST_PEER_REPORT: &str = ": lost PE ";
+
+/// The routine a failed probe is reported under.
+const ROUTINE: &str = "peer watch";
+
+/// The limit `SHMEMX_PEER_TIMEOUT_MS` asks for (`None`: never probe).
+fn peer_timeout(text: Option<&str>) -> Option<Duration> {
+    match text.map(|t| t.trim().parse::<u64>()) {
+        None | Some(Err(_)) => Some(DEFAULT_PEER_TIMEOUT),
+        Some(Ok(0)) => None,
+        Some(Ok(ms)) => Some(Duration::from_millis(ms).max(MIN_PEER_TIMEOUT)),
+    }
+}
+
+/// Starts this PE's watch, in a job across hosts unless `SHMEMX_PEER_TIMEOUT_MS=0`.
+pub(crate) fn start(rt: &'static Runtime) {
+    if rt.net().is_none() {
+        return;
+    }
+    let Some(limit) = peer_timeout(std::env::var(ENV_PEER_TIMEOUT).ok().as_deref()) else { return };
+    let _ = std::thread::Builder::new().name("ferroshmem-peers".into()).spawn(move || watch(rt, limit));
+}
+
+fn done(rt: &Runtime) -> bool {
+    rt.finalized.load(Ordering::SeqCst) || rt.exiting.load(Ordering::SeqCst)
+}
+
+fn watch(rt: &'static Runtime, limit: Duration) {
+    let Some(net) = rt.net() else { return };
+    let half = limit / 2;
+    loop {
+        std::thread::sleep(half);
+        if done(rt) {
+            return;
+        }
+        let mut probed = Vec::new();
+        let mut ops = Vec::new();
+        for pe in net.connected_pes() {
+            if let Ok(op) = net.get_start(ROUTINE, pe, Region::Ctrl, STATE_OFFSET, 8) {
+                probed.push(pe);
+                ops.push(op);
+            }
+        }
+        if ops.is_empty() {
+            continue;
+        }
+        net.finish_within(&mut ops, half);
+        if done(rt) {
+            return;
+        }
+        let silent: Vec<usize> = probed
+            .iter()
+            .zip(ops.iter_mut())
+            .filter_map(|(&pe, op)| op.test().is_none().then_some(pe))
+            .collect();
+        if !silent.is_empty() {
+            let names: Vec<String> = silent
+                .iter()
+                .map(|&pe| format!("PE {pe} (on {})", rt.topology.host_name(rt.topology.host_of(pe))))
+                .collect();
+            rt.report(format_args!(
+                "lost {}: no answer to a network probe within {:.1} s (a host stopped, or the network \
+                 between it and {} is cut); ending the job ({ENV_PEER_TIMEOUT}={})",
+                names.join(", "),
+                half.as_secs_f64(),
+                rt.topology.host_name(rt.topology.host_of(rt.my_pe)),
+                limit.as_millis(),
+            ));
+            // The line must read as oshrun looks for it.
+            debug_assert!(format!(": lost {}", names[0]).starts_with(LOST_PEER_REPORT));
+            rt.global_exit(ERROR_EXIT_STATUS);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_limit_is_read_from_the_environment() {
+        assert_eq!(peer_timeout(None), Some(DEFAULT_PEER_TIMEOUT));
+        assert_eq!(peer_timeout(Some("0")), None);
+        assert_eq!(peer_timeout(Some(" 4000 ")), Some(Duration::from_secs(4)));
+        assert_eq!(peer_timeout(Some("5")), Some(MIN_PEER_TIMEOUT));
+        assert_eq!(peer_timeout(Some("soon")), Some(DEFAULT_PEER_TIMEOUT));
+    }
+}
