@@ -11,10 +11,12 @@
 //! not. The watch runs on a thread of its own that sleeps between rounds: half the limit
 //! asleep, then every connected peer probed at once and given the other half to answer, so a
 //! lost host is found within the limit whatever the PEs are doing (waiting for it, talking to
-//! it, or computing). A probe that fails with an error rather than silence is left alone: the
-//! peer's process ended, which its launcher sees and reports (a PE that exits after its
-//! finalize closes its connections so). Nothing is probed once this PE finalized: its peers
-//! may then stop serving the network (they wait in the launcher's closing fence).
+//! it, or computing). A probe that fails with an error rather than silence means the peer's
+//! process ended without finalizing (a PE that finalized exits only after every PE did, in the
+//! launcher's closing fence): the launcher most often ends the job then, but not always (srun
+//! does not when the PE was alone on its host), so after 2 s the watch ends it too. Nothing is
+//! probed once this PE finalized: its peers may then stop serving the network (they wait in
+//! the launcher's closing fence).
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -81,26 +83,38 @@ fn watch(rt: &'static Runtime, limit: Duration) {
         if done(rt) {
             return;
         }
-        let silent: Vec<usize> = probed
-            .iter()
-            .zip(ops.iter_mut())
-            .filter_map(|(&pe, op)| op.test().is_none().then_some(pe))
-            .collect();
+        let name = |pe: usize| format!("PE {pe} (on {})", rt.topology.host_name(rt.topology.host_of(pe)));
+        let mut silent = Vec::new();
+        let mut failed = Vec::new();
+        for (&pe, op) in probed.iter().zip(ops.iter_mut()) {
+            match op.test() {
+                None => silent.push(name(pe)),
+                Some(Err(e)) => failed.push(format!("{} ({e})", name(pe))),
+                Some(Ok(())) => {}
+            }
+        }
         if !silent.is_empty() {
-            let names: Vec<String> = silent
-                .iter()
-                .map(|&pe| format!("PE {pe} (on {})", rt.topology.host_name(rt.topology.host_of(pe))))
-                .collect();
             rt.report(format_args!(
                 "lost {}: no answer to a network probe within {:.1} s (a host stopped, or the network \
                  between it and {} is cut); ending the job ({ENV_PEER_TIMEOUT}={})",
-                names.join(", "),
+                silent.join(", "),
                 half.as_secs_f64(),
                 rt.topology.host_name(rt.topology.host_of(rt.my_pe)),
                 limit.as_millis(),
             ));
             // The line must read as oshrun looks for it.
-            debug_assert!(format!(": lost {}", names[0]).starts_with(LOST_PEER_REPORT));
+            debug_assert!(format!(": lost {}", silent[0]).starts_with(LOST_PEER_REPORT));
+            rt.global_exit(ERROR_EXIT_STATUS);
+        }
+        if !failed.is_empty() {
+            // The peer's process ended without finalizing (its connection failed). Its launcher
+            // most often ends the job already, with that PE's status and report: give it the
+            // time to. Some do not (srun, when the PE was alone on its host).
+            std::thread::sleep(Duration::from_secs(2));
+            rt.report(format_args!(
+                "lost {}: its process ended before finalizing; ending the job",
+                failed.join(", ")
+            ));
             rt.global_exit(ERROR_EXIT_STATUS);
         }
     }
