@@ -1,0 +1,95 @@
+#!/bin/sh
+# Speed on a busy machine (issue 31): bench/c/busy_bench.c built with ferroshmem's oshcc and
+# with Open MPI's (Debian packages openmpi-bin libopenmpi-dev), run at 2 and 4 PEs with 0, 2
+# and 4 busy loops (`while :; do :; done` in sh) competing for the cores, the two libraries
+# alternating (order rotated from round to round), ROUNDS rounds. Writes
+#   target/bench/busy.md        per figure, PE count and load: each library's median of the
+#                               rounds' medians (us), ferroshmem / Open MPI, and ferroshmem's
+#                               slowest batch of any round against its quiet median (issue 31's
+#                               targets: ratio <= 1.5, slowest <= 20 x quiet)
+#   target/bench/busy-raw.txt   every line of every run ("IMPL LOAD busy NAME NPES MEDIAN WORST";
+#                               a job that did not end within JOB_LIMIT gives "IMPL LOAD timeout N")
+# Usage (after `cargo build --release`): bench/run-busy.sh
+# Environment: ROUNDS (3), LOADS ("0 2 4"), PES ("2 4"), SCALE (1: operations per batch x it),
+# JOB_LIMIT (120 s).
+set -eu
+ROUNDS=${ROUNDS:-3}
+LOADS=${LOADS:-"0 2 4"}
+PES=${PES:-"2 4"}
+SCALE=${SCALE:-1}
+JOB_LIMIT=${JOB_LIMIT:-120}
+OUT=target/bench
+mkdir -p "$OUT"
+target/release/oshcc -O2 bench/c/busy_bench.c -o "$OUT/busy_ferro"
+/usr/bin/oshcc -O2 bench/c/busy_bench.c -o "$OUT/busy_ompi"
+RAW="$OUT/busy-raw.txt"
+: > "$RAW"
+BUSY=""
+stop_busy() {
+    for p in $BUSY; do kill "$p" 2>/dev/null || true; done
+    BUSY=""
+}
+trap stop_busy EXIT INT TERM
+run_job() { # IMPL N LOAD
+    case $1 in
+        ferroshmem) out=$(timeout "$JOB_LIMIT" target/release/oshrun -n "$2" "$OUT/busy_ferro" "$SCALE" 2>/dev/null) || true ;;
+        openmpi) out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_osc='^rdma' \
+            timeout "$JOB_LIMIT" /usr/bin/oshrun -np "$2" --oversubscribe "$OUT/busy_ompi" "$SCALE" 2>/dev/null) || true ;;
+    esac
+    lines=$(printf '%s\n' "$out" | grep '^busy ' || true)
+    if [ "$(printf '%s\n' "$lines" | grep -c '^busy ')" -lt 5 ]; then
+        echo "$1 $3 timeout $2" >> "$RAW"
+    fi
+    printf '%s\n' "$lines" | grep '^busy ' | sed "s/^/$1 $3 /" >> "$RAW" || true
+}
+for load in $LOADS; do
+    stop_busy
+    i=0
+    while [ "$i" -lt "$load" ]; do
+        sh -c 'while :; do :; done' &
+        BUSY="$BUSY $!"
+        i=$((i + 1))
+    done
+    for r in $(seq 1 "$ROUNDS"); do
+        if [ $((r % 2)) = 1 ]; then order="ferroshmem openmpi"; else order="openmpi ferroshmem"; fi
+        for n in $PES; do
+            for impl in $order; do
+                run_job "$impl" "$n" "$load"
+            done
+        done
+    done
+done
+stop_busy
+python3 - "$RAW" "$OUT/busy.md" <<'EOF'
+import sys, statistics, collections
+raw, out = sys.argv[1], sys.argv[2]
+med, worst, timeouts = collections.defaultdict(list), collections.defaultdict(float), collections.Counter()
+for line in open(raw):
+    f = line.split()
+    if f[2] == "timeout":
+        timeouts[(f[0], int(f[1]), int(f[3]))] += 1
+        continue
+    impl, load, name, n, m, w = f[0], int(f[1]), f[3], int(f[4]), float(f[5]), float(f[6])
+    med[(impl, load, name, n)].append(m)
+    worst[(impl, load, name, n)] = max(worst[(impl, load, name, n)], w)
+names = ["barrier_all", "team_sync", "pingpong", "fcollect8", "put_test"]
+loads = sorted({k[1] for k in med} | {k[1] for k in timeouts})
+pes = sorted({k[3] for k in med} | {k[2] for k in timeouts})
+rows = ["| figure | PEs | busy loops | ferroshmem (us) | Open MPI (us) | ratio | ferroshmem slowest batch / quiet |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+for name in names:
+    for n in pes:
+        quiet = med.get(("ferroshmem", 0, name, n))
+        for load in loads:
+            f, o = med.get(("ferroshmem", load, name, n)), med.get(("openmpi", load, name, n))
+            fm = statistics.median(f) if f else None
+            om = statistics.median(o) if o else None
+            cell = lambda v, impl: (f"{v:.3f}" if v is not None else "-") + (
+                f" ({timeouts[(impl, load, n)]} timed out)" if timeouts[(impl, load, n)] else "")
+            ratio = f"{fm / om:.2f}" if fm and om else "-"
+            slow = f"{worst[('ferroshmem', load, name, n)] / statistics.median(quiet):.1f}" if f and quiet else "-"
+            rows.append(f"| {name} | {n} | {load} | {cell(fm, 'ferroshmem')} | {cell(om, 'openmpi')} | {ratio} | {slow} |")
+text = "\n".join(rows) + "\n"
+open(out, "w").write(text)
+print(text)
+EOF
