@@ -185,6 +185,9 @@ impl Runtime {
     fn start(options: InitOptions) -> Result<Self> {
         // Before this process waits for, or writes to, any other PE (see the barriers).
         crate::sync_prims::barrier::init();
+        // Short time slices for this PE's threads, so that a waiter woken by the write it waits
+        // for runs at once even beside programs that compute (`wait::slice`).
+        wait::slice::request_from_env();
         let bootstrap::Attached { job, my_pe, topology, pmix } = bootstrap::attach()?;
         let layout = job.layout();
         // This PE's heap starts on a MAX_HEAP_ALIGN boundary, so that shmem_align's offsets
