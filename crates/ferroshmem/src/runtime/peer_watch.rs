@@ -68,24 +68,28 @@ fn watch(rt: &'static Runtime, limit: Duration) {
         if done(rt) {
             return;
         }
+        let name = |pe: usize| format!("PE {pe} (on {})", rt.topology.host_name(rt.topology.host_of(pe)));
         let mut probed = Vec::new();
         let mut ops = Vec::new();
+        let mut failed = Vec::new();
         for pe in net.connected_pes() {
-            if let Ok(op) = net.get_start(ROUTINE, pe, Region::Ctrl, STATE_OFFSET, 8) {
-                probed.push(pe);
-                ops.push(op);
+            match net.get_start(ROUTINE, pe, Region::Ctrl, STATE_OFFSET, 8) {
+                Ok(op) => {
+                    probed.push(pe);
+                    ops.push(op);
+                }
+                // UCX fails a read at once on an endpoint whose peer it saw go (its connection
+                // closed): that peer's process ended.
+                Err(e) => failed.push(format!("{} ({e})", name(pe))),
             }
         }
-        if ops.is_empty() {
-            continue;
+        if !ops.is_empty() {
+            net.finish_within(&mut ops, half);
         }
-        net.finish_within(&mut ops, half);
         if done(rt) {
             return;
         }
-        let name = |pe: usize| format!("PE {pe} (on {})", rt.topology.host_name(rt.topology.host_of(pe)));
         let mut silent = Vec::new();
-        let mut failed = Vec::new();
         for (&pe, op) in probed.iter().zip(ops.iter_mut()) {
             match op.test() {
                 None => silent.push(name(pe)),
