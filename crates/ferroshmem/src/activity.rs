@@ -884,58 +884,51 @@ fn call_lines(view: &View<'_>, call: (u32, usize, u64), members: &[usize], inden
 // The waiter's side
 // ------------------------------------------------------------------------------------------
 
-/// Watches one wait that went to sleep: records when it began to block, keeps the job's
-/// clock moving, and prints the hang report once the wait has lasted `hang_after_ms`.
-#[derive(Debug)]
-pub(crate) struct Watch {
-    rt: Option<&'static Runtime>,
-    since: u64,
-    next_look: u64,
-    done: bool,
-}
-
 /// How often a sleeping waiter reads the clock (it wakes every `SHMEMX_SLEEP_TIMEOUT_MS`).
 const LOOK_EVERY_MS: u64 = 20;
 
-impl Watch {
-    /// A wait is about to sleep.
-    pub(crate) fn start() -> Self {
-        let Some(rt) = crate::runtime::running() else {
-            return Watch { rt: None, since: 0, next_look: 0, done: true };
-        };
-        let now = now_ms();
-        hosts::tick(rt, now, LOOK_EVERY_MS);
-        // The call's first sleeping wait records when; a later wait of the same call keeps it.
-        let state = rt.my_state();
-        let call = state.call.load(Ordering::Relaxed);
-        let since = if call >> KIND_SHIFT != KIND_IN_CALL {
-            now
-        } else if call & BLOCKED != 0 {
-            state.blocked_since.load(Ordering::Relaxed)
-        } else {
-            // Name the routine now: the others read its id, not this process's reference.
-            let id = routine_id_of_ref(state.routine_ref.load(Ordering::Relaxed)) as u64;
-            state.blocked_since.store(now, Ordering::Relaxed);
-            state.call.store(call | BLOCKED | (id << 32 & ROUTINE_MASK), Ordering::Relaxed);
-            now
-        };
-        Watch { rt: Some(rt), since, next_look: now + LOOK_EVERY_MS, done: rt.wait.hang_report_ms == 0 }
-    }
+/// The hang reports' side of a wait that sleeps (`wait::Watch`, which calls these through
+/// the observer registered at start-up, so that the waits below do not name this module):
+/// records when the wait began to block, keeps the job's clock moving, and prints the hang
+/// report once the wait has lasted `SHMEMX_HANG_REPORT`.
+pub(crate) const SLEEP_OBSERVER: crate::wait::SleepObserver =
+    crate::wait::SleepObserver { begin: begin_watch, look: look_watch };
 
-    /// The wait woke up and goes on waiting.
-    #[inline]
-    pub(crate) fn look(&mut self) {
-        let Some(rt) = self.rt else { return };
-        let now = now_ms();
-        if now < self.next_look {
-            return;
-        }
-        self.next_look = now + LOOK_EVERY_MS;
-        hosts::tick(rt, now, LOOK_EVERY_MS);
-        if !self.done && now.saturating_sub(self.since) >= rt.wait.hang_report_ms {
-            self.done = true;
-            report_hang(rt, now);
-        }
+/// A wait is about to sleep.
+fn begin_watch(watch: &mut crate::wait::Watch) {
+    let Some(rt) = crate::runtime::running() else { return };
+    let now = now_ms();
+    hosts::tick(rt, now, LOOK_EVERY_MS);
+    // The call's first sleeping wait records when; a later wait of the same call keeps it.
+    let state = rt.my_state();
+    let call = state.call.load(Ordering::Relaxed);
+    let since = if call >> KIND_SHIFT != KIND_IN_CALL {
+        now
+    } else if call & BLOCKED != 0 {
+        state.blocked_since.load(Ordering::Relaxed)
+    } else {
+        // Name the routine now: the others read its id, not this process's reference.
+        let id = routine_id_of_ref(state.routine_ref.load(Ordering::Relaxed)) as u64;
+        state.blocked_since.store(now, Ordering::Relaxed);
+        state.call.store(call | BLOCKED | (id << 32 & ROUTINE_MASK), Ordering::Relaxed);
+        now
+    };
+    *watch =
+        crate::wait::Watch { since, next_look: now + LOOK_EVERY_MS, reported: rt.wait.hang_report_ms == 0 };
+}
+
+/// The wait woke up and goes on waiting.
+fn look_watch(watch: &mut crate::wait::Watch) {
+    let Some(rt) = crate::runtime::running() else { return };
+    let now = now_ms();
+    if now < watch.next_look {
+        return;
+    }
+    watch.next_look = now + LOOK_EVERY_MS;
+    hosts::tick(rt, now, LOOK_EVERY_MS);
+    if !watch.reported && now.saturating_sub(watch.since) >= rt.wait.hang_report_ms {
+        watch.reported = true;
+        report_hang(rt, now);
     }
 }
 

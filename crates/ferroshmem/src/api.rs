@@ -579,7 +579,9 @@ impl<T: Symmetric> SymSlice<'_, T> {
         self.put_as(R, pe, offset, src)?;
         if let Target::Net { .. } = signal_target {
             // The network does not order a put before a later atomic by itself.
-            rma::net(self.rt).fence();
+            if let Err(e) = rma::net(self.rt).fence() {
+                crate::runtime::fatal(&e);
+            }
         }
         let op = match op {
             SignalOp::Set => AmoOp::Set(value),

@@ -9,18 +9,9 @@ use crate::error::{Error, Result};
 
 use crate::runtime::{Runtime, Target};
 
-/// What an atomic operation does. Values are raw bits of the operand type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AmoOp<W> {
-    Fetch,
-    Set(W),
-    Swap(W),
-    CompareSwap { cond: W, value: W },
-    FetchAdd(W),
-    FetchAnd(W),
-    FetchOr(W),
-    FetchXor(W),
-}
+/// What an atomic operation does (defined with the transport, which carries it to other
+/// hosts; the layers import downward only).
+pub use crate::net::AmoOp;
 
 /// A word width on which AMOs run.
 pub trait AmoWord: Copy + Sized + crate::net::NetWord {

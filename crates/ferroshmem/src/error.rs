@@ -259,12 +259,14 @@ const _: () = assert!(std::mem::size_of::<Error>() <= 64);
 mod tests {
     use super::*;
     use std::error::Error as _;
-    use std::os::fd::AsFd;
 
-    /// A failed system call of the runtime (an mmap of zero bytes: EINVAL).
+    /// A failed system call of the runtime, as the job file's mapping reports an mmap of zero
+    /// bytes (the kernel's EINVAL).
     fn failed_mmap() -> Error {
-        let file = std::fs::File::open("/dev/null").unwrap();
-        crate::job::Mapping::shared(file.as_fd(), 0, 0).expect_err("mmap of 0 bytes")
+        Error::bootstrap_os(
+            "mmap of 0 bytes of the job file",
+            std::io::Error::from_raw_os_error(libc::EINVAL),
+        )
     }
 
     #[test]

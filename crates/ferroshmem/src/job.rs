@@ -43,8 +43,21 @@ const REGION_ALIGN: usize = 2 << 20;
 pub(crate) const PAGE: usize = 4096;
 /// Offset of the first PE control block.
 pub(crate) const CTRL_BASE: usize = PAGE;
-/// Words of a team slot before its mailboxes (`team::slot_layout` places each of them).
-pub(crate) use crate::team::slot_layout::SLOT_FIXED_WORDS;
+/// Where every word of a team slot lies: part of the layout of the job file, below the teams
+/// that use the words.
+pub(crate) mod slot_layout;
+/// Words of a team slot before its mailboxes (`slot_layout` places each of them).
+pub(crate) use slot_layout::SLOT_FIXED_WORDS;
+
+/// Slots of each PE that may wait, deferred, at once (and credits of a PE's slot table,
+/// `team::slots`).
+pub const DEFER_CREDITS: usize = 4;
+
+/// Slots of each PE in memory for `capacity` that teams may hold: the deferred ones come on
+/// top (the one place that says so: this layout, the teams' handle table and slot table).
+pub const fn slots_in_memory(capacity: usize) -> usize {
+    capacity + DEFER_CREDITS
+}
 /// Bytes of a team slot's staging area on each PE (after all the slots of its control
 /// block): where oversubscribed collectives of medium payloads stage their data, so that they
 /// need one sync rather than two (`coll::SHARED_STAGE_BYTES` of it), and then the ring of
@@ -148,7 +161,7 @@ pub struct Layout {
     pub team_slots: usize,
     /// Team slots of each PE in memory: `team_slots` and `team::slots::DEFER_CREDITS` more,
     /// which only slots of destroyed teams waiting to be reused take, so that they never take
-    /// one of the slots a program was promised (`team::slots::slots_in_memory`).
+    /// one of the slots a program was promised ([`slots_in_memory`]).
     pub slot_count: usize,
     /// Bytes from one PE's control block to the next.
     pub ctrl_stride: usize,
@@ -171,7 +184,7 @@ impl Layout {
         }
         let heap_size = round_up(heap_size.max(REGION_ALIGN), REGION_ALIGN);
         let slot_words = slot_words(n_pes);
-        let slot_count = crate::team::slots::slots_in_memory(team_slots);
+        let slot_count = slots_in_memory(team_slots);
         let stages = round_up(
             CTRL_FIXED + RDV_RECORDS * rdv_record_words(n_pes) * 8 + slot_count * slot_words * 8,
             PAGE,

@@ -40,9 +40,36 @@ pub(crate) use ferroshmem_wire::ucp::Pending;
 use ferroshmem_wire::ucp::{AtomicOp, Context, Endpoint, MemRegion, RemoteKey, Worker};
 use ferroshmem_wire::Error as WireError;
 
-use crate::atomic::AmoOp;
 use crate::error::{Error, Result};
 use crate::topology::Topology;
+
+/// What an atomic operation does. Values are raw bits of the operand type. Defined here, at
+/// the bottom, because the transport carries it to other hosts; `atomic` applies it within
+/// one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AmoOp<W> {
+    /// Read the word.
+    Fetch,
+    /// Write the value.
+    Set(W),
+    /// Write the value, return the old one.
+    Swap(W),
+    /// Write `value` if the word equals `cond`; return the old word.
+    CompareSwap {
+        /// The value the word must hold.
+        cond: W,
+        /// The value written then.
+        value: W,
+    },
+    /// Add.
+    FetchAdd(W),
+    /// Bitwise and.
+    FetchAnd(W),
+    /// Bitwise or.
+    FetchOr(W),
+    /// Bitwise exclusive or.
+    FetchXor(W),
+}
 
 /// A word width the network runs atomics on (UCX has 32- and 64-bit atomics).
 pub trait NetWord: Copy {
@@ -571,25 +598,26 @@ impl Net {
     }
 
     /// Orders this PE's earlier puts and atomics before its later ones, per target.
-    pub fn fence(&self) {
+    pub fn fence(&self) -> Result<()> {
         // A fence that cannot be placed falls back on the stronger quiet.
         if self.worker.fence().is_err() {
-            self.quiet();
+            return self.quiet();
         }
+        Ok(())
     }
 
-    /// Waits until every put and atomic of this PE has completed at its target.
-    pub fn quiet(&self) {
+    /// Waits until every put and atomic of this PE has completed at its target. An error (a
+    /// peer gone) cannot be returned to the program: the runtime ends the job with it.
+    pub fn quiet(&self) -> Result<()> {
         // Atomics here always fetch, so they are complete when they return; only puts remain.
         let issued = self.issued.load(Ordering::Acquire);
         if self.flushed.load(Ordering::Acquire) >= issued {
-            return;
+            return Ok(());
         }
         let _busy = self.busy();
-        if let Err(e) = self.worker.flush() {
-            crate::runtime::fatal(&net_err("shmem_quiet", usize::MAX, "flush", e));
-        }
+        self.worker.flush().map_err(|e| net_err("shmem_quiet", usize::MAX, "flush", e))?;
         self.flushed.fetch_max(issued, Ordering::AcqRel);
+        Ok(())
     }
 
     /// Runs the worker once unless another thread is at it (a waiter calls this between

@@ -286,7 +286,9 @@ pub unsafe fn put_signal(
     unsafe { crate::rma::put(rt, routine, dest, src, nbytes, pe)? };
     if let crate::runtime::Target::Net { .. } = signal_target {
         // The network does not order a put before a later atomic by itself.
-        crate::rma::net(rt).fence();
+        if let Err(e) = crate::rma::net(rt).fence() {
+            crate::runtime::fatal(&e);
+        }
     }
     let op = match op {
         SignalOp::Set => AmoOp::Set(signal),
@@ -370,7 +372,7 @@ pub fn set_lock(rt: &Runtime, lock: *const i64) -> Result<()> {
             let mut watch = None;
             while word.amo(rt, ROUTINE, AmoOp::Fetch)? as u32 != ticket {
                 std::thread::sleep(pause);
-                watch.get_or_insert_with(crate::activity::Watch::start).look();
+                watch.get_or_insert_with(crate::wait::Watch::start).look();
                 pause = (pause * 2).min(std::time::Duration::from_micros(100));
             }
         }

@@ -66,7 +66,56 @@ impl WaitPolicy {
             ),
             oversubscribed,
             yield_after_wake: !oversubscribed,
-            hang_report_ms: crate::activity::hang_report_ms_from_env(),
+            // Set by the runtime (`SHMEMX_HANG_REPORT`, read by the hang reports).
+            hang_report_ms: 0,
+        }
+    }
+}
+
+/// One wait that went to sleep, as its observer sees it (hang reports: when it began to
+/// block, when to look at the clock next, whether it reported).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Watch {
+    /// When the call began to block (the job's coarse clock, ms).
+    pub since: u64,
+    /// When to look at the clock again.
+    pub next_look: u64,
+    /// The report was printed (or is off).
+    pub reported: bool,
+}
+
+/// Who watches waits that sleep: registered once at start-up by the layer above
+/// (`activity::SLEEP_OBSERVER`, the hang reports), so that waiting does not depend on it.
+#[derive(Debug, Clone, Copy)]
+pub struct SleepObserver {
+    /// A wait is about to sleep.
+    pub begin: fn(&mut Watch),
+    /// It woke up and goes on waiting.
+    pub look: fn(&mut Watch),
+}
+
+static OBSERVER: std::sync::OnceLock<SleepObserver> = std::sync::OnceLock::new();
+
+/// Registers the observer of sleeping waits (once per process; later calls change nothing).
+pub fn observe_sleeps(observer: SleepObserver) {
+    let _ = OBSERVER.set(observer);
+}
+
+impl Watch {
+    /// A wait is about to sleep (whoever observes is told).
+    pub fn start() -> Self {
+        let mut watch = Watch { reported: true, ..Watch::default() };
+        if let Some(o) = OBSERVER.get() {
+            (o.begin)(&mut watch);
+        }
+        watch
+    }
+
+    /// The wait woke up and goes on waiting.
+    #[inline]
+    pub fn look(&mut self) {
+        if let Some(o) = OBSERVER.get() {
+            (o.look)(self);
         }
     }
 }
@@ -122,7 +171,7 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, max_sleep: Duration, ready: &m
     let mut sleep = policy.sleep_for;
     // Only waits that sleep read the clock: when this one began to block (for hang reports),
     // and after each wake-up whether it has waited long enough for a report.
-    let mut watch = crate::activity::Watch::start();
+    let mut watch = Watch::start();
     loop {
         let timeout =
             rustix::time::Timespec { tv_sec: sleep.as_secs() as _, tv_nsec: sleep.subsec_nanos() as _ };

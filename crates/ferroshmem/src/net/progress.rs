@@ -158,7 +158,7 @@ impl ProgressThread {
                             }
                         }
                         Err(e) => {
-                            crate::runtime::report_line(&format!(
+                            report_line(&format!(
                                 "ferroshmem: PE {my_pe}: progress thread: arming the UCX worker failed: {e}\n"
                             ));
                             return;
@@ -169,6 +169,13 @@ impl ProgressThread {
             .map_err(|e| Error::bootstrap_os("network transport: starting the progress thread", e))?;
         Ok(ProgressThread { stop, worker, handle: std::sync::Mutex::new(Some(handle)), hand_back })
     }
+}
+
+/// Writes a whole line to stderr in one write (lines of different PEs never tear), as the
+/// runtime's reporter does; the transport does not call up into the runtime.
+fn report_line(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 impl ProgressThread {

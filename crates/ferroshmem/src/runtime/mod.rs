@@ -220,7 +220,12 @@ impl Runtime {
         };
         let my_ctrl = base as usize + layout.ctrl_offset(my_pe);
         // The PEs of this host share its cores: they decide whether PEs outnumber cores.
-        let wait = WaitPolicy::for_job(topology.local_pes().len(), algorithm_cores(job.cores())?);
+        let wait = WaitPolicy {
+            hang_report_ms: activity::hang_report_ms_from_env(),
+            ..WaitPolicy::for_job(topology.local_pes().len(), algorithm_cores(job.cores())?)
+        };
+        // The hang reports watch the waits that sleep (the waits do not call them).
+        wait::observe_sleeps(activity::SLEEP_OBSERVER);
         let pmix = std::sync::Arc::new(Mutex::new(pmix));
         let spans_hosts = topology.spans_hosts() && pmix.lock().unwrap_or_else(|e| e.into_inner()).is_some();
         let net = if spans_hosts {

@@ -57,7 +57,9 @@ impl Runtime {
     pub fn add_to_slot_word(&self, routine: &'static str, pe: usize, slot: usize, word: usize) {
         match &self.net {
             Some(net) if !self.topology.is_local(pe) => {
-                net.fence();
+                if let Err(e) = net.fence() {
+                    fatal(&e);
+                }
                 let offset = self.slot_word_offset(slot, word);
                 if let Err(e) = net.put_flagged(routine, pe, Region::Ctrl, 0, &[], offset, FlagUpdate::Add(1))
                 {
@@ -125,7 +127,7 @@ impl Runtime {
                     ),
                     Delivery::Puts => net
                         .put(routine, pe, Region::Ctrl, at + 8, &bytes, Completion::Announced)
-                        .map(|()| net.fence())
+                        .and_then(|()| net.fence())
                         .and_then(|()| net.put_word(routine, pe, Region::Ctrl, at, flag)),
                 };
                 if let Err(e) = sent {

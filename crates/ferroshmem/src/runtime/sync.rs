@@ -248,7 +248,9 @@ impl Runtime {
     /// orders stores on one host. Waiting progresses the network too.
     fn network_sync(&self, slot: usize, n: usize, me: usize, member: impl Fn(usize) -> usize, epoch: u64) {
         if let Some(net) = &self.net {
-            net.quiet();
+            if let Err(e) = net.quiet() {
+                fatal(&e);
+            }
         }
         self.connect_dissemination("shmem_team_sync", n, me, &member);
         let my_slot = self.ctrl.slot(self.my_pe, slot);
@@ -375,7 +377,9 @@ impl Runtime {
     pub fn quiet(&self) {
         fence(Ordering::SeqCst);
         if let Some(net) = &self.net {
-            net.quiet();
+            if let Err(e) = net.quiet() {
+                fatal(&e);
+            }
         }
     }
 
@@ -385,7 +389,9 @@ impl Runtime {
     pub fn fence(&self) {
         fence(Ordering::SeqCst);
         if let Some(net) = &self.net {
-            net.fence();
+            if let Err(e) = net.fence() {
+                fatal(&e);
+            }
         }
     }
 }

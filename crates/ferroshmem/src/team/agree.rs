@@ -13,6 +13,8 @@ use crate::team::TeamInner;
 
 /// Payload words of one all-reduce.
 pub const PAYLOAD: usize = MAILBOX_WORDS - 1;
+// The agreement's result fits the central mailbox (`slot_layout::AGREE_RESULT_WORDS`, the alias).
+const _: () = assert!(PAYLOAD <= crate::job::slot_layout::CENTRAL_WORDS);
 
 /// A MAX all-reduce of `PAYLOAD` words over a team, in ceil(log2 n) rounds. Each round sends
 /// the running maximum to member `me + 2^k` and takes the one of `me - 2^k`. Mailboxes are

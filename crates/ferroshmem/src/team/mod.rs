@@ -17,7 +17,8 @@ pub mod color;
 pub mod host_groups;
 pub mod pe_set;
 pub mod release;
-pub(crate) mod slot_layout;
+/// The layout of a team slot lives with the job file's layout (`job`), below the teams.
+pub(crate) use crate::job::slot_layout;
 pub mod slots;
 pub mod unique;
 
@@ -979,7 +980,7 @@ pub fn wait_creation(rt: &Runtime, waiter: Waiter, mut ready: impl FnMut() -> bo
             while !ready() {
                 std::thread::sleep((start.elapsed() / 4).clamp(POLL_PAUSE.0, POLL_PAUSE.1));
                 // Past the short pauses this wait sleeps: watch it as a sleeping wait.
-                watch.get_or_insert_with(activity::Watch::start).look();
+                watch.get_or_insert_with(crate::wait::Watch::start).look();
             }
         }
     }

@@ -21,14 +21,9 @@
 //! slots never take a slot that the program was promised: a reservation fails only when the
 //! slots in use and reserved reach the capacity.
 
-/// Slots of each PE that may wait, deferred, at once (and credits of this PE's table).
-pub const DEFER_CREDITS: usize = 4;
-
-/// Slots of each PE in memory for `capacity` that teams may hold: the deferred ones come on
-/// top (the one place that says so: the job's layout, the handle table and [`SlotTable`]).
-pub const fn slots_in_memory(capacity: usize) -> usize {
-    capacity + DEFER_CREDITS
-}
+/// Slots of each PE that may wait, deferred, at once, and the slots in memory for a capacity
+/// (defined with the job's layout, which sizes the slots; see there).
+pub use crate::job::{slots_in_memory, DEFER_CREDITS};
 
 /// Free/reserved bookkeeping of one PE's slots.
 #[derive(Debug)]

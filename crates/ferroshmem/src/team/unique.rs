@@ -181,7 +181,9 @@ impl<'a> Record<'a> {
     /// network fence; on this host every store is already in place).
     fn order_writes(&self) {
         if let Some(net) = self.net {
-            net.fence();
+            if let Err(e) = net.fence() {
+                crate::runtime::fatal(&e);
+            }
         }
     }
 

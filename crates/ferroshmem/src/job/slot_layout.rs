@@ -145,8 +145,6 @@ const fn disjoint_within(fields: &[(&str, usize, usize)], end: usize) -> bool {
 const _: () = assert!(disjoint_within(FIELDS, SLOT_FIXED_WORDS));
 // The words of teams across hosts come after every other field.
 const _: () = assert!(W_CENTRAL + CENTRAL_WORDS <= SLOT_HOST_WORDS);
-// The agreement's result fits the central mailbox (the alias).
-const _: () = assert!(crate::team::agree::PAYLOAD <= CENTRAL_WORDS);
 // A mailbox is two cache lines.
 const _: () = assert!(MAILBOX_WORDS == 16);
 
