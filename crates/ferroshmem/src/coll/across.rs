@@ -135,6 +135,14 @@ pub(super) fn collect(
     nbytes: Option<usize>,
     dest_cap: usize,
 ) -> Result<usize> {
+    if let Some((team, groups)) = hierarchical(rt, g) {
+        if hier::collect_fits(groups, team.n_pes()) {
+            if let Some(nbytes) = nbytes {
+                check_own(rt, routine, src, nbytes)?;
+            }
+            return hier::collect(rt, team, groups, routine, dest, src, nbytes, dest_cap);
+        }
+    }
     let Staging { slot, base, len } = g.staging();
     let n = g.n();
     if n * 8 > len {

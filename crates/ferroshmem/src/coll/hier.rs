@@ -34,11 +34,13 @@
 #![allow(unsafe_code)]
 
 mod broadcast;
+mod collect;
 mod reduce;
 mod wide;
 
 pub(super) use broadcast::broadcast;
 pub(crate) use broadcast::BroadcastRing;
+pub(super) use collect::{collect, fits as collect_fits};
 pub(super) use reduce::reduce;
 pub(crate) use wide::{partners as wide_partners, trees_only};
 use wide::{takes_trees, Collective};

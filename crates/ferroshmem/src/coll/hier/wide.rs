@@ -168,15 +168,29 @@ pub(super) fn broadcast_send(
 }
 
 /// fcollect among the leaders, each holding its host's blocks (`nbytes` each) in its
-/// destination (`all` bytes): up a tree rooted at group 0, each leader receives its
-/// children's subtrees' blocks in place (its children may all send at once: their blocks are
-/// disjoint) and sends its own subtree's to its parent; then the whole result comes down.
+/// destination (`all` bytes): see [`gather`].
 pub(super) fn fcollect(op: &Op<'_>, dest: usize, nbytes: usize, all: usize) -> Result<()> {
+    gather(op, dest, &|first, count| (first * nbytes, count * nbytes), all)
+}
+
+/// Gathers among the leaders, each holding its host's members' blocks in place in its
+/// destination (`all` bytes), where `span(first, count)` is the byte range (offset, length)
+/// of members `first..first + count`, consecutive in the destination (fcollect: equal blocks;
+/// collect: any sizes): up a tree rooted at group 0, each leader receives its children's
+/// subtrees' blocks in place (its children may all send at once: their blocks are disjoint)
+/// and sends its own subtree's to its parent, run by run (consecutive members); then the
+/// whole result comes down.
+pub(super) fn gather(
+    op: &Op<'_>,
+    dest: usize,
+    span: &dyn Fn(usize, usize) -> (usize, usize),
+    all: usize,
+) -> Result<()> {
     let (groups, l, v) = (op.groups, op.groups.len(), op.groups.mine());
     let base = op.counted_base();
     let messages_of = |first: usize| -> usize {
         let runs = groups.runs_of_groups(first..tree::subtree_end(first, l));
-        runs.iter().map(|&(_, count)| counted_messages(count * nbytes)).sum()
+        runs.iter().map(|&(i, count)| counted_messages(span(i, count).1)).sum()
     };
     let mut expected = 0;
     for j in tree::children(v, l) {
@@ -189,8 +203,8 @@ pub(super) fn fcollect(op: &Op<'_>, dest: usize, nbytes: usize, all: usize) -> R
         op.wait_raised(FROM_ABOVE + k as usize);
         let to = op.leader_of(v - (1 << k));
         for (first, count) in groups.runs_of_groups(v..tree::subtree_end(v, l)) {
-            let at = dest + first * nbytes;
-            op.send_counted(to, at, at, count * nbytes)?;
+            let (offset, len) = span(first, count);
+            op.send_counted(to, dest + offset, dest + offset, len)?;
         }
         expected += counted_messages(all);
         op.wait_counted(base, expected);
@@ -199,6 +213,63 @@ pub(super) fn fcollect(op: &Op<'_>, dest: usize, nbytes: usize, all: usize) -> R
         op.send_counted(op.leader_of(v + (1 << j)), dest, dest, all)?;
     }
     Ok(())
+}
+
+/// All-gather of words among the leaders by Bruck's exchange, into `blocks` (indexed by
+/// group; this leader's own filled): each group's block is `block_len(g)` words. In step `s`
+/// a leader sends the blocks of the `min(2^s, L - 2^s)` groups from its own on to the leader
+/// `2^s` groups back, and receives those of the leader `2^s` groups on, in `ceil(log2 L)`
+/// steps. Messages land in the receiver's staging area from `at` on (step `s` after the
+/// bounds of the steps before: `step_bound`), flagged in its [`FROM_BELOW`] + `s`, once it
+/// raised this leader's [`FROM_ABOVE`] + `s` in this collective (which it does when it
+/// begins), as [`alltoall`] does the other way round.
+pub(super) fn allgather_words(
+    op: &Op<'_>,
+    blocks: &mut [Vec<u64>],
+    at: usize,
+    step_bound: &dyn Fn(usize) -> usize,
+) {
+    let (l, r) = (op.groups.len(), op.groups.mine());
+    let steps = tree::depth(l) as usize;
+    for s in 0..steps {
+        op.raise((r + (1 << s)) % l, FROM_ABOVE + s);
+    }
+    let mut offset = at;
+    let mut message: Vec<u8> = Vec::new();
+    for s in 0..steps {
+        let dist = 1usize << s;
+        let count = dist.min(l - dist);
+        message.clear();
+        for d in 0..count {
+            for w in &blocks[(r + d) % l] {
+                message.extend_from_slice(&w.to_ne_bytes());
+            }
+        }
+        op.wait_raised(FROM_ABOVE + s);
+        op.rt.put_stage_flagged(
+            op.routine,
+            op.leader_of((r + l - dist) % l),
+            op.team.slot,
+            offset,
+            &message,
+            crate::runtime::FlagWord::Slot(FROM_BELOW + s),
+            op.flag_value(0),
+        );
+        op.wait_raised(FROM_BELOW + s);
+        let stage = op.rt.stage_addr(op.team.slot) + offset;
+        let mut word = 0;
+        for d in 0..count {
+            let g = (r + dist + d) % l;
+            let len = op.groups.members(g).len();
+            // SAFETY: step s's message landed in our staging area (its flag is up): the blocks
+            // of `count` groups, `len` words each, within the step's bound; nobody writes there
+            // before we raise this step's word in a later collective.
+            let words = unsafe { std::slice::from_raw_parts((stage as *const u64).add(word), len) };
+            blocks[g] = words.to_vec();
+            word += len;
+        }
+        offset += step_bound(s);
+    }
 }
 
 /// Reduction among the leaders, each holding its host's partial result `part`: up a tree

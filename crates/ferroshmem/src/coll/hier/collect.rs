@@ -1,0 +1,151 @@
+//! collect across hosts (blocks of any size, in team order), in two hierarchical operations:
+//! the counts, then the blocks. Flat, every member put its count and its block to every
+//! member (n² messages, and an endpoint from every PE to every PE).
+//!
+//! 1. **Counts.** Each member publishes its byte count in its slot ([`W_WORD`]) and arrives at
+//!    its leader; the leaders all-gather their hosts' counts by Bruck's exchange
+//!    (`wide::allgather_words`: ceil(log2 L) steps, into the staging area's part after
+//!    [`HIER_STAGE_BYTES`], which no other form of a team across hosts uses), and each leader
+//!    copies them into its members' staging areas before it releases them. Every member so
+//!    computes the same total, and all return the same error for a bad count.
+//! 2. **Blocks.** As fcollect over many hosts (`wide::gather`): each leader copies its host's
+//!    blocks into its destination at their offsets, the leaders gather them up and down a
+//!    tree, run by run, and the members take the result (pushed, or copied from the leader's
+//!    destination).
+use std::sync::atomic::Ordering;
+
+use super::{wide, Op, HIER_STAGE_BYTES, PUSH_MAX, SHARED_STAGE_BYTES};
+use crate::coll::{at, collect_total, copy, INVALID_COUNT, W_WORD};
+use crate::error::Result;
+use crate::runtime::Runtime;
+use crate::team::host_groups::HostGroups;
+use crate::team::TeamInner;
+
+/// Where the counts go in the staging areas: the part after the staged exchanges' halves.
+const COUNTS_AT: usize = HIER_STAGE_BYTES;
+const COUNTS_BYTES: usize = SHARED_STAGE_BYTES - HIER_STAGE_BYTES;
+
+/// The most words step `s` of the counts' all-gather carries: `min(2^s, L - 2^s)` groups'
+/// counts, at most `widest` each.
+fn step_bound(l: usize, widest: usize, s: usize) -> usize {
+    (1usize << s).min(l - (1 << s)) * widest * 8
+}
+
+/// Whether a collect of a team of these host groups (n members) is hierarchical: every
+/// member's counts fit the staging area's part for them, and so do the leaders' steps (their
+/// bounds add up to (L - 1) × widest words). Beyond (2 048 members of 2 048 hosts, or hosts
+/// of more than 16 KiB / 8 / (L - 1) PEs) collect stays flat.
+pub(in crate::coll) fn fits(groups: &HostGroups, n: usize) -> bool {
+    let l = groups.len();
+    let widest = (0..l).map(|g| groups.members(g).len()).max().unwrap_or(1);
+    l >= 2 && n * 8 <= COUNTS_BYTES && (l - 1) * widest * 8 <= COUNTS_BYTES
+}
+
+/// collect on a team across hosts whose groups [`fits`]: returns the total bytes.
+#[allow(clippy::too_many_arguments)]
+pub(in crate::coll) fn collect(
+    rt: &Runtime,
+    team: &TeamInner,
+    groups: &HostGroups,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    nbytes: Option<usize>,
+    dest_cap: usize,
+) -> Result<usize> {
+    let n = team.n_pes();
+    let counts = gather_counts(rt, team, groups, routine, nbytes.map_or(INVALID_COUNT, |b| b as u64));
+    // Every member computes the same total from the same counts: all fail together.
+    let total = collect_total(routine, &counts, dest_cap)?;
+    if total == 0 {
+        team.sync_unchecked(rt);
+        return Ok(0);
+    }
+    super::check_own(rt, routine, dest, total)?;
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0usize);
+    for &c in &counts {
+        offsets.push(offsets[offsets.len() - 1] + c as usize);
+    }
+    let op = Op::new(rt, team, groups, routine);
+    let push = total <= PUSH_MAX;
+    if !op.is_leader() {
+        op.member_takes_result(push, dest, total)?;
+        return Ok(total);
+    }
+    op.wait_arrivals(op.local_others());
+    for &i in groups.members(groups.mine()) {
+        let len = counts[i] as usize;
+        if len > 0 {
+            let from = at(rt, routine, src, len, op.pe(i))?;
+            // SAFETY: member i arrived: its source (checked on its PE, `len` bytes) is ready and
+            // unchanged until we release; block i of our destination (checked above) is ours.
+            unsafe { copy(dest + offsets[i], from, len) };
+        }
+    }
+    let span = |first: usize, count: usize| (offsets[first], offsets[first + count] - offsets[first]);
+    wide::gather(&op, dest, &span, total)?;
+    op.push_to_members(push, dest, total)?;
+    op.release_and_wait(push);
+    Ok(total)
+}
+
+/// Phase 1: every member's byte count (`mine` for this PE), in team order, on every member.
+fn gather_counts(
+    rt: &Runtime,
+    team: &TeamInner,
+    groups: &HostGroups,
+    routine: &'static str,
+    mine: u64,
+) -> Vec<u64> {
+    let n = team.n_pes();
+    let op = Op::new(rt, team, groups, routine);
+    if !op.is_leader() {
+        let leader = op.my_leader();
+        op.word(rt.my_pe, W_WORD).store(mine, Ordering::Relaxed);
+        op.arrive(leader);
+        op.wait_release(leader);
+        // The leader copied the counts into our staging area before it released us; it
+        // writes there again only after we arrived in a later collect.
+        let stage = rt.stage_addr(team.slot) + COUNTS_AT;
+        // SAFETY: n words of our staging area (n * 8 <= COUNTS_BYTES: `fits`), written by our
+        // leader before its release, which we saw.
+        return unsafe { std::slice::from_raw_parts(stage as *const u64, n) }.to_vec();
+    }
+    let (l, me) = (groups.len(), groups.mine());
+    op.wait_arrivals(op.local_others());
+    let mut blocks: Vec<Vec<u64>> = vec![Vec::new(); l];
+    blocks[me] = groups
+        .members(me)
+        .iter()
+        .map(|&i| {
+            let pe = op.pe(i);
+            // A member's count, published before it arrived (our wait saw the arrival).
+            if pe == rt.my_pe {
+                mine
+            } else {
+                op.word(pe, W_WORD).load(Ordering::Relaxed)
+            }
+        })
+        .collect();
+    let widest = (0..l).map(|g| groups.members(g).len()).max().unwrap_or(1);
+    wide::allgather_words(&op, &mut blocks, COUNTS_AT, &|s| step_bound(l, widest, s));
+    let mut counts = vec![0u64; n];
+    for (g, block) in blocks.iter().enumerate() {
+        for (&i, &c) in groups.members(g).iter().zip(block) {
+            counts[i] = c;
+        }
+    }
+    let bytes: Vec<u8> = counts.iter().flat_map(|c| c.to_ne_bytes()).collect();
+    for &m in groups.members(me) {
+        let pe = op.pe(m);
+        if pe != rt.my_pe {
+            let to = rt.ctrl.stage(pe, team.slot) + COUNTS_AT;
+            // SAFETY: member m's staging area (mapped here: same host), n words from COUNTS_AT
+            // (within COUNTS_BYTES: `fits`); m arrived and reads it only after our release.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), to as *mut u8, bytes.len()) };
+        }
+    }
+    op.release();
+    counts
+}
