@@ -249,40 +249,6 @@ fn rust_test_binary(name: &str) -> Option<PathBuf> {
         .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
 }
 
-fn is_root() -> bool {
-    Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-}
-
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Runs `cmd` with a deadline; returns (exit code, combined output, elapsed, timed out).
-fn run_with_deadline(mut cmd: Command, limit: Duration) -> (Option<i32>, String, Duration, bool) {
-    let start = Instant::now();
-    let out_path = common::scratch_dir().join(format!("multihost-{}.out", std::process::id()));
-    let out = std::fs::File::create(&out_path).unwrap();
-    cmd.stdout(out.try_clone().unwrap()).stderr(out).stdin(Stdio::null());
-    let mut child = cmd.spawn().expect("start the job");
-    let (status, timed_out) = common::wait_within(&mut child, start, limit, |c| {
-        let _ = Command::new("kill").args(["-TERM", &c.id().to_string()]).status();
-        std::thread::sleep(Duration::from_secs(2));
-        c.kill().ok();
-    });
-    let elapsed = start.elapsed();
-    let text = std::fs::read_to_string(&out_path).unwrap_or_default();
-    let _ = std::fs::remove_file(&out_path);
-    (status.code().or_else(|| status_signal(&status).map(|s| 128 + s)), text, elapsed, timed_out)
-}
-
-fn status_signal(st: &std::process::ExitStatus) -> Option<i32> {
-    std::os::unix::process::ExitStatusExt::signal(st)
-}
-
 /// Inside `with-hosts.sh`: runs every case on the simulated hosts.
 fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
     let hostlist = std::env::var("FSH_HOSTLIST").expect("with-hosts.sh exports FSH_HOSTLIST");
@@ -332,7 +298,8 @@ fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
         for (k, v) in case.env {
             cmd.env(k, v);
         }
-        let (code, out, elapsed, timed_out) = run_with_deadline(cmd, Duration::from_secs(300));
+        let (code, out, elapsed, timed_out) =
+            common::run_with_deadline(cmd, Duration::from_secs(300), Duration::from_secs(2));
         let ended_ms =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
         // A fault case prints "fault: PE p on HOST raises SIGKILL at T ms": the job must end
@@ -892,7 +859,7 @@ fn a_stopped_host_is_named(hosts: &Hosts) -> Result<(), String> {
 /// every host, then ends the job with 130 and leaves nothing behind.
 fn at_a_terminal(hosts: &Hosts) -> Result<(), String> {
     use std::io::Write;
-    if !have("script") {
+    if !common::have("script") {
         return Err("needs `script` (util-linux) to give oshrun a terminal".into());
     }
     let n = hosts.npes;
@@ -960,11 +927,12 @@ fn no_process_left() -> Result<(), String> {
 fn main() {
     let root = common::repo_root();
     let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false");
-    let missing: Vec<&str> = [("root", is_root()), ("ip", have("ip")), ("mpirun", have("mpirun"))]
-        .into_iter()
-        .filter(|(_, ok)| !ok)
-        .map(|(what, _)| what)
-        .collect();
+    let missing: Vec<&str> =
+        [("root", common::is_root()), ("ip", common::have("ip")), ("mpirun", common::have("mpirun"))]
+            .into_iter()
+            .filter(|(_, ok)| !ok)
+            .map(|(what, _)| what)
+            .collect();
     if !missing.is_empty() {
         println!("multihost: cannot simulate hosts here (missing: {})", missing.join(", "));
         println!("multihost: 0 passed, {} failed", usize::from(ci));
@@ -1004,13 +972,14 @@ fn main() {
         if hosts != layout {
             cmd.env("FSH_HIER_TREES_FROM", "2");
         }
-        let (code, out, elapsed, timed_out) = run_with_deadline(cmd, Duration::from_secs(900));
+        let (code, out, elapsed, timed_out) =
+            common::run_with_deadline(cmd, Duration::from_secs(900), Duration::from_secs(2));
         print!("{out}");
         let summary = out
             .lines()
             .rev()
             .find_map(|l| l.strip_prefix(&format!("multihost[{layout}]: ")).map(str::to_owned));
-        match summary.as_deref().and_then(parse_counts) {
+        match summary.as_deref().and_then(common::parse_counts) {
             Some((p, f)) => {
                 passed += p;
                 failed += f;
@@ -1027,13 +996,9 @@ fn main() {
     }
     // Nothing of ours may be left: no file in /dev/shm (the job files are memfds), no
     // namespace, link, /etc/hosts line or process.
-    let shm_after = common::dev_shm();
-    if shm_after != shm_before {
+    if let Some(why) = common::shm_left_since(&shm_before) {
         failed += 1;
-        println!(
-            "FAIL /dev/shm: the jobs left {:?}",
-            shm_after.iter().filter(|f| !shm_before.contains(f)).collect::<Vec<_>>()
-        );
+        println!("{why}");
     }
     let clean = Command::new("bash").arg(root.join("tests/multihost/check-clean.sh")).status();
     if !clean.is_ok_and(|s| s.success()) {
@@ -1044,10 +1009,4 @@ fn main() {
     if failed > 0 {
         std::process::exit(1);
     }
-}
-
-fn parse_counts(s: &str) -> Option<(usize, usize)> {
-    let (p, rest) = s.split_once(" passed, ")?;
-    let f = rest.split_whitespace().next()?;
-    Some((p.trim().parse().ok()?, f.parse().ok()?))
 }

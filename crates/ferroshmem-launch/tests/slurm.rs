@@ -279,43 +279,8 @@ fn mpi_none_refused(out: &str, _: &Cluster) -> Result<(), String> {
     Ok(())
 }
 
-fn is_root() -> bool {
-    Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-}
-
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 fn now_ms() -> u128 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis()
-}
-
-fn status_code(st: std::process::ExitStatus) -> Option<i32> {
-    st.code().or_else(|| std::os::unix::process::ExitStatusExt::signal(&st).map(|s| 128 + s))
-}
-
-/// Runs `cmd` with a deadline; returns (exit code, combined output, elapsed, timed out). Past
-/// the deadline srun gets SIGTERM (it cancels its step), then SIGKILL.
-fn run_with_deadline(mut cmd: Command, limit: Duration) -> (Option<i32>, String, Duration, bool) {
-    let start = Instant::now();
-    let out_path = common::scratch_dir().join(format!("slurm-{}.out", std::process::id()));
-    let out = std::fs::File::create(&out_path).unwrap();
-    cmd.stdout(out.try_clone().unwrap()).stderr(out).stdin(Stdio::null());
-    let mut child = cmd.spawn().expect("start the job");
-    let (status, timed_out) = common::wait_within(&mut child, start, limit, |c| {
-        let _ = Command::new("kill").args(["-TERM", &c.id().to_string()]).status();
-        std::thread::sleep(Duration::from_secs(5));
-        c.kill().ok();
-    });
-    let elapsed = start.elapsed();
-    let text = std::fs::read_to_string(&out_path).unwrap_or_default();
-    let _ = std::fs::remove_file(&out_path);
-    (status_code(status), text, elapsed, timed_out)
 }
 
 /// `srun OPTIONS exe` with UCX on the hosts' network (srun hands its environment to the tasks).
@@ -397,7 +362,8 @@ fn inner(layout: &str) -> (usize, usize) {
             let list: Vec<String> = hosts.iter().map(|h| format!("{h}:{k}")).collect();
             cmd.env("FSH_HOSTLIST", list.join(","));
         }
-        let (code, out, elapsed, timed_out) = run_with_deadline(cmd, case.limit);
+        let (code, out, elapsed, timed_out) =
+            common::run_with_deadline(cmd, case.limit, Duration::from_secs(5));
         let ended_ms = now_ms();
         // "fault: PE p on HOST exits 7 at T ms" / "... raises SIGKILL at T ms".
         let fault_at = out.lines().find_map(|l| {
@@ -534,7 +500,7 @@ fn a_cut_host_ends_the_job(hosts: &[String]) -> Result<String, String> {
         std::thread::sleep(Duration::from_millis(10));
     }
     let err = text(&stderr);
-    let code = status_code(status);
+    let code = common::exit_code(status);
     if timed_out {
         return Err(format!(
             "srun did not end within 60 s of the cut (then SIGTERM); on {last}: {stranded:?}\n{err}"
@@ -556,7 +522,8 @@ fn a_cut_host_ends_the_job(hosts: &[String]) -> Result<String, String> {
     // And the cluster takes jobs on every host again (the cut node answers slurmctld again).
     let hello = common::compile_c(&common::repo_root().join("tests/multihost/c/hosts.c"));
     let again = srun(N5, &hello);
-    let (code2, out2, _, t2) = run_with_deadline(again, Duration::from_secs(90));
+    let (code2, out2, _, t2) =
+        common::run_with_deadline(again, Duration::from_secs(90), Duration::from_secs(5));
     if t2 || code2 != Some(0) {
         return Err(format!("after the link came up, a job on all hosts: exit {code2:?}\n{out2}"));
     }
@@ -578,13 +545,17 @@ fn main() {
         println!("slurm[{layout}]: {p} passed, {f} failed");
         std::process::exit(i32::from(f > 0));
     }
-    let slurm = have("srun") && have("slurmctld") && have("slurmd") && have("munged");
-    let missing: Vec<&str> =
-        [("root", is_root()), ("ip", have("ip")), ("Slurm or apt-get", slurm || have("apt-get"))]
-            .into_iter()
-            .filter(|(_, ok)| !ok)
-            .map(|(what, _)| what)
-            .collect();
+    let slurm =
+        common::have("srun") && common::have("slurmctld") && common::have("slurmd") && common::have("munged");
+    let missing: Vec<&str> = [
+        ("root", common::is_root()),
+        ("ip", common::have("ip")),
+        ("Slurm or apt-get", slurm || common::have("apt-get")),
+    ]
+    .into_iter()
+    .filter(|(_, ok)| !ok)
+    .map(|(what, _)| what)
+    .collect();
     if !missing.is_empty() {
         println!("slurm: cannot make a Slurm cluster here (missing: {})", missing.join(", "));
         println!("slurm: 0 passed, {} failed", usize::from(ci));
@@ -601,11 +572,12 @@ fn main() {
     for &layout in CLUSTERS {
         let mut cmd = Command::new("bash");
         cmd.arg(&script).arg(layout).arg("--").arg(std::env::current_exe().unwrap()).env("FSH_INNER", layout);
-        let (code, out, elapsed, timed_out) = run_with_deadline(cmd, Duration::from_secs(900));
+        let (code, out, elapsed, timed_out) =
+            common::run_with_deadline(cmd, Duration::from_secs(900), Duration::from_secs(5));
         print!("{out}");
         let tag = format!("slurm[{layout}]: ");
         runs.extend(out.lines().find_map(|l| l.strip_prefix(&format!("{tag}run ")).map(str::to_owned)));
-        let summary = out.lines().rev().find_map(|l| l.strip_prefix(&tag).and_then(parse_counts));
+        let summary = out.lines().rev().find_map(|l| l.strip_prefix(&tag).and_then(common::parse_counts));
         match summary {
             Some((p, f)) => {
                 passed += p;
@@ -627,13 +599,9 @@ fn main() {
     // Nothing of ours may be left: no file in /dev/shm (the job files are memfds), and of each
     // run no namespace, link, /etc/hosts line, temp dir or process (the daemons included: they
     // carry FSH_RUNID). Other runs going on at the same time are not ours to judge.
-    let shm_after = common::dev_shm();
-    if shm_after != shm_before {
+    if let Some(why) = common::shm_left_since(&shm_before) {
         failed += 1;
-        println!(
-            "FAIL /dev/shm: the jobs left {:?}",
-            shm_after.iter().filter(|f| !shm_before.contains(f)).collect::<Vec<_>>()
-        );
+        println!("{why}");
     }
     if !runs.is_empty() {
         let clean =
@@ -647,10 +615,4 @@ fn main() {
     if failed > 0 {
         std::process::exit(1);
     }
-}
-
-fn parse_counts(s: &str) -> Option<(usize, usize)> {
-    let (p, rest) = s.split_once(" passed, ")?;
-    let f = rest.split_whitespace().next()?;
-    Some((p.trim().parse().ok()?, f.parse().ok()?))
 }

@@ -303,3 +303,61 @@ pub fn collect_pipe(
     });
     text
 }
+
+/// Whether this process runs as root (the simulated hosts need it).
+pub fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// Whether `tool` is on the PATH.
+pub fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A process's exit code, 128 + the signal for one that a signal ended.
+pub fn exit_code(st: std::process::ExitStatus) -> Option<i32> {
+    st.code().or_else(|| std::os::unix::process::ExitStatusExt::signal(&st).map(|s| 128 + s))
+}
+
+/// Runs `cmd` with a deadline, its stdout and stderr together in a file of the scratch
+/// directory; returns (exit code, combined output, elapsed, timed out). Past the deadline the
+/// command gets SIGTERM (a launcher ends its job then), and SIGKILL `grace` later.
+pub fn run_with_deadline(
+    mut cmd: Command,
+    limit: Duration,
+    grace: Duration,
+) -> (Option<i32>, String, Duration, bool) {
+    let start = Instant::now();
+    let out_path = scratch_dir().join(format!("job-{}.out", std::process::id()));
+    let out = std::fs::File::create(&out_path).unwrap();
+    cmd.stdout(out.try_clone().unwrap()).stderr(out).stdin(Stdio::null());
+    let mut child = cmd.spawn().expect("start the job");
+    let (status, timed_out) = wait_within(&mut child, start, limit, |c| {
+        let _ = Command::new("kill").args(["-TERM", &c.id().to_string()]).status();
+        std::thread::sleep(grace);
+        c.kill().ok();
+    });
+    let elapsed = start.elapsed();
+    let text = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&out_path);
+    (exit_code(status), text, elapsed, timed_out)
+}
+
+/// "N passed, M failed..." -> (N, M): the summary line of a suite run inside simulated hosts.
+pub fn parse_counts(s: &str) -> Option<(usize, usize)> {
+    let (p, rest) = s.split_once(" passed, ")?;
+    let f = rest.split_whitespace().next()?;
+    Some((p.trim().parse().ok()?, f.parse().ok()?))
+}
+
+/// The files the jobs left in /dev/shm since `before` (`dev_shm()` then): a failure message,
+/// if any (the job files are memfds: nothing of ours belongs there).
+pub fn shm_left_since(before: &[String]) -> Option<String> {
+    let after = dev_shm();
+    let left: Vec<&String> = after.iter().filter(|f| !before.contains(f)).collect();
+    (!left.is_empty()).then(|| format!("FAIL /dev/shm: the jobs left {left:?}"))
+}
