@@ -136,7 +136,7 @@ pub(super) fn collect(
     dest_cap: usize,
 ) -> Result<usize> {
     if let Some((team, groups)) = hierarchical(rt, g) {
-        if hier::collect_fits(groups, team.n_pes()) {
+        if hier::collect_is_hierarchical(&hier::Shape::of(groups)) {
             if let Some(nbytes) = nbytes {
                 check_own(rt, routine, src, nbytes)?;
             }

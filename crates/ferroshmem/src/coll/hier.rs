@@ -35,15 +35,23 @@
 
 mod broadcast;
 mod collect;
+mod plan;
 mod reduce;
 mod wide;
 
 pub(super) use broadcast::broadcast;
 pub(crate) use broadcast::BroadcastRing;
-pub(super) use collect::{collect, fits as collect_fits};
+pub(super) use collect::collect;
+pub(crate) use plan::{collect_is_hierarchical, Shape};
+use plan::{AlltoallForm, FcollectForm, CHUNK_BITS, STAGE_HALF};
 pub(super) use reduce::reduce;
-pub(crate) use wide::{partners as wide_partners, trees_only};
-use wide::{takes_trees, Collective};
+pub(crate) use wide::partners as wide_partners;
+
+/// Whether the leaders of a team of these host groups talk only to their partners in the
+/// trees (every collective takes them), not to every leader: whom to connect to ahead.
+pub(crate) fn trees_only(groups: &HostGroups) -> bool {
+    Shape::of(groups).trees_only()
+}
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -63,18 +71,9 @@ use crate::team::TeamInner;
 // collective can have come yet) and waits until it grew by the number it expects.
 pub(crate) use crate::team::slot_layout::MAX_GROUPS;
 use crate::team::slot_layout::{W_COUNTED, W_DONE, W_FLAGS, W_MSG_FLAGS};
-/// Results up to this size are copied by the leader into its host's members' destinations
-/// (one copy each, no reply) instead of being read by them from the leader's (which then
-/// waits for each member to say it is done: two more hand-overs between PEs of a host).
-const PUSH_MAX: usize = 32 << 10;
-/// Bits of a flag value below the epoch: the chunk of a reduction.
-const CHUNK_BITS: u32 = 28;
 /// Up to this many host leaders meet directly (each signals each: one network step); more
 /// meet by dissemination (ceil(log2 L) steps).
 const DIRECT_LEADERS: usize = 8;
-/// Half of the staging area that staged exchanges use (alternating halves; a reduction's half
-/// holds one chunk from every group).
-const STAGE_HALF: usize = HIER_STAGE_BYTES / 2;
 
 /// One hierarchical operation as this PE takes part in it.
 struct Op<'a> {
@@ -254,7 +253,7 @@ impl<'a> Op<'a> {
         self.wait_word(pe, W_ENTER, self.epoch);
     }
 
-    /// On a leader, when `push` (a result of up to [`PUSH_MAX`] bytes): copies our `len`
+    /// On a leader, when `push` (a result of up to `plan::PUSH_MAX` bytes): copies our `len`
     /// bytes at `dest` into the same place of every other local member's destination. Each
     /// has arrived in this operation, so its destination is free; it returns at our release
     /// without reading ours, so we need not wait for it to be done.
@@ -444,15 +443,15 @@ pub(super) fn fcollect(
         return Ok(());
     }
     let op = Op::new(rt, team, groups, routine);
-    let wide = takes_trees(Collective::Fcollect, groups);
-    let staged = !wide && all <= STAGE_HALF;
+    let form = plan::fcollect(&Shape::of(groups), all);
+    let (wide, staged) = (form == FcollectForm::Tree, form == FcollectForm::Staged);
     let entered = op.flag_value(0);
     // A staged exchange carries the data; a large payload waits for the leaders to meet
     // (over many hosts the tree's signals stand for the meeting).
     let (exchange, credit) = if staged { team.take_staged_exchanges(1, entered) } else { (0, 0) };
     let meeting = if staged || wide { None } else { op.take_meeting() };
     let half = (exchange & 1) as usize * STAGE_HALF;
-    let push = all <= PUSH_MAX;
+    let push = plan::push(all);
     if !op.is_leader() {
         return op.member_takes_result(push, dest, all);
     }
@@ -542,17 +541,17 @@ pub(super) fn alltoall(
         team.sync_unchecked(rt);
         return Ok(());
     }
-    // Over many hosts every PE sends its own blocks into their destinations once the leaders
-    // met (the staged forms take two flag words per group).
-    let wide = takes_trees(Collective::Alltoall, groups);
-    // Over many hosts, small blocks go by Bruck's exchange among the leaders.
-    let bruck = wide && wide::bruck_fits(groups, block);
-    let staged = !wide && all <= STAGE_HALF;
-    // Small enough for each leader to receive, from every other host, that host's blocks for
-    // all of this host's members: one message per pair of hosts instead of one per remote PE,
-    // and only leaders use the network.
-    let widest = (0..groups.len()).map(|g| groups.members(g).len()).max().unwrap_or(1);
-    let by_host = !wide && all.checked_mul(widest).is_some_and(|b| b <= STAGE_HALF);
+    let shape = Shape::of(groups);
+    let form = plan::alltoall(&shape, block, all);
+    // Bruck's exchange among the leaders (many hosts, small blocks); each leader to each other
+    // leader its host's blocks for that host (one message per pair of hosts, only leaders on
+    // the network); each leader to each member of the other hosts (both in a staged exchange,
+    // which carries the data); or every PE its own blocks into their destinations once the
+    // leaders met.
+    let bruck = form == AlltoallForm::Bruck;
+    let by_host = form == AlltoallForm::ByHost;
+    let staged = matches!(form, AlltoallForm::ByHost | AlltoallForm::Staged);
+    let widest = shape.widest;
     let op = if by_host || bruck {
         Op::new(rt, team, groups, routine)
     } else {

@@ -5,20 +5,14 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::wide::{self, takes_trees, Collective};
+use super::plan::{self, BroadcastForm, Shape, RING_ENTRY_BYTES};
+use super::wide;
 use super::*;
 
-/// Broadcasts up to this size go through the staging areas, half an area per chunk (each
-/// chunk a staged exchange, so the root's leader sends chunk c + 1 while the others copy
-/// chunk c); larger ones go straight into the destinations once the receiving leaders
-/// entered.
-const STAGED_BROADCAST_MAX: usize = 4 * STAGE_HALF;
 /// Entries of the rings of small broadcasts (see [`broadcast_ring`]). Eight, with a credit
 /// every four broadcasts: across 4 simulated hosts x 2 PEs an 8-byte broadcast took 36 us
 /// against 44-46 with four entries and a credit every two (both orders of an A/B).
 const RING_ENTRIES: usize = 8;
-/// Bytes of an entry of the rings: the largest broadcast that takes them.
-const RING_ENTRY_BYTES: usize = 4 << 10;
 /// A leader tells its parent in the latest broadcast's tree how far it read its network ring
 /// after every this many small broadcasts, if it read any since it last did (see
 /// [`broadcast_ring`]).
@@ -64,13 +58,12 @@ pub(in crate::coll) fn broadcast(
         return Ok(());
     }
     let args = Broadcast { dest, src, nbytes, root, update_root };
-    let wide = takes_trees(Collective::Broadcast, groups);
-    if !wide && nbytes <= RING_ENTRY_BYTES && ring_enabled() {
-        return broadcast_ring(rt, team, groups, routine, args);
-    }
-    if !wide && nbytes <= STAGED_BROADCAST_MAX {
-        return broadcast_staged(rt, team, groups, routine, args);
-    }
+    let wide = match plan::broadcast(&Shape::of(groups), nbytes, ring_enabled()) {
+        BroadcastForm::Ring => return broadcast_ring(rt, team, groups, routine, args),
+        BroadcastForm::Staged => return broadcast_staged(rt, team, groups, routine, args),
+        BroadcastForm::Tree => true,
+        BroadcastForm::Counted => false,
+    };
     let op = Op::new(rt, team, groups, routine);
     let root_group = groups.group_of(root);
     let entered = op.flag_value(0);

@@ -5,7 +5,7 @@
 //! 1. **Counts.** Each member publishes its byte count in its slot ([`W_WORD`]) and arrives at
 //!    its leader; the leaders all-gather their hosts' counts by Bruck's exchange
 //!    (`wide::allgather_words`: ceil(log2 L) steps, into the staging area's part after
-//!    [`HIER_STAGE_BYTES`], which no other form of a team across hosts uses), and each leader
+//!    `HIER_STAGE_BYTES`, which no other form of a team across hosts uses), and each leader
 //!    copies them into its members' staging areas before it releases them. Every member so
 //!    computes the same total, and all return the same error for a bad count.
 //! 2. **Blocks.** As fcollect over many hosts (`wide::gather`): each leader copies its host's
@@ -14,34 +14,15 @@
 //!    destination).
 use std::sync::atomic::Ordering;
 
-use super::{wide, Op, HIER_STAGE_BYTES, PUSH_MAX, SHARED_STAGE_BYTES};
+use super::plan::{self, Shape, COUNTS_AT};
+use super::{wide, Op};
 use crate::coll::{at, collect_total, copy, INVALID_COUNT, W_WORD};
 use crate::error::Result;
 use crate::runtime::Runtime;
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
 
-/// Where the counts go in the staging areas: the part after the staged exchanges' halves.
-const COUNTS_AT: usize = HIER_STAGE_BYTES;
-const COUNTS_BYTES: usize = SHARED_STAGE_BYTES - HIER_STAGE_BYTES;
-
-/// The most words step `s` of the counts' all-gather carries: `min(2^s, L - 2^s)` groups'
-/// counts, at most `widest` each.
-fn step_bound(l: usize, widest: usize, s: usize) -> usize {
-    (1usize << s).min(l - (1 << s)) * widest * 8
-}
-
-/// Whether a collect of a team of these host groups (n members) is hierarchical: every
-/// member's counts fit the staging area's part for them, and so do the leaders' steps (their
-/// bounds add up to (L - 1) × widest words). Beyond (2 048 members of 2 048 hosts, or hosts
-/// of more than 16 KiB / 8 / (L - 1) PEs) collect stays flat.
-pub(in crate::coll) fn fits(groups: &HostGroups, n: usize) -> bool {
-    let l = groups.len();
-    let widest = (0..l).map(|g| groups.members(g).len()).max().unwrap_or(1);
-    l >= 2 && n * 8 <= COUNTS_BYTES && (l - 1) * widest * 8 <= COUNTS_BYTES
-}
-
-/// collect on a team across hosts whose groups [`fits`]: returns the total bytes.
+/// collect on a team across hosts where `plan::collect_is_hierarchical`: returns the total bytes.
 #[allow(clippy::too_many_arguments)]
 pub(in crate::coll) fn collect(
     rt: &Runtime,
@@ -68,7 +49,7 @@ pub(in crate::coll) fn collect(
         offsets.push(offsets[offsets.len() - 1] + c as usize);
     }
     let op = Op::new(rt, team, groups, routine);
-    let push = total <= PUSH_MAX;
+    let push = plan::push(total);
     if !op.is_leader() {
         op.member_takes_result(push, dest, total)?;
         return Ok(total);
@@ -108,7 +89,7 @@ fn gather_counts(
         // The leader copied the counts into our staging area before it released us; it
         // writes there again only after we arrived in a later collect.
         let stage = rt.stage_addr(team.slot) + COUNTS_AT;
-        // SAFETY: n words of our staging area (n * 8 <= COUNTS_BYTES: `fits`), written by our
+        // SAFETY: n words of our staging area (n * 8 <= COUNTS_BYTES: `plan::collect_is_hierarchical`), written by our
         // leader before its release, which we saw.
         return unsafe { std::slice::from_raw_parts(stage as *const u64, n) }.to_vec();
     }
@@ -128,8 +109,8 @@ fn gather_counts(
             }
         })
         .collect();
-    let widest = (0..l).map(|g| groups.members(g).len()).max().unwrap_or(1);
-    wide::allgather_words(&op, &mut blocks, COUNTS_AT, &|s| step_bound(l, widest, s));
+    let shape = Shape::of(groups);
+    wide::allgather_words(&op, &mut blocks, COUNTS_AT, &|s| plan::collect_step_bound(&shape, s));
     let mut counts = vec![0u64; n];
     for (g, block) in blocks.iter().enumerate() {
         for (&i, &c) in groups.members(g).iter().zip(block) {
@@ -142,7 +123,7 @@ fn gather_counts(
         if pe != rt.my_pe {
             let to = rt.ctrl.stage(pe, team.slot) + COUNTS_AT;
             // SAFETY: member m's staging area (mapped here: same host), n words from COUNTS_AT
-            // (within COUNTS_BYTES: `fits`); m arrived and reads it only after our release.
+            // (within COUNTS_BYTES: `plan::collect_is_hierarchical`); m arrived and reads it only after our release.
             unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), to as *mut u8, bytes.len()) };
         }
     }

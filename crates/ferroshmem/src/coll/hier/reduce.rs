@@ -3,7 +3,8 @@
 //! partial results (staged chunks, a chain of direct messages, or over many hosts a tree).
 #![allow(unsafe_code)]
 
-use super::wide::{self, takes_trees, Collective};
+use super::plan::{self, ReduceForm, Shape};
+use super::wide;
 use super::*;
 
 /// Reduction: each leader reduces its host's sources (members in team order), then the
@@ -35,26 +36,25 @@ pub(in crate::coll) fn reduce<T: Copy, O: ReduceOp<T>>(
         return Err(Error::invalid(routine, "dest/source", "overlap without being the same object"));
     }
     let l = groups.len();
-    let wide = takes_trees(Collective::Reduce, groups);
-    let chunk = (STAGE_HALF / l / size).max(1);
-    if !wide && count.div_ceil(chunk) >= 1 << (CHUNK_BITS - 1) {
-        return Err(Error::AcrossHosts {
-            routine,
-            what: "reductions of this many elements over this many hosts",
-        });
-    }
+    let form = plan::reduce(&Shape::of(groups), count, size);
+    let (wide, direct, chunk, chunks) = match form {
+        ReduceForm::TooLarge => {
+            return Err(Error::AcrossHosts {
+                routine,
+                what: "reductions of this many elements over this many hosts",
+            })
+        }
+        ReduceForm::Tree => (true, false, count, 1),
+        ReduceForm::Direct { chunk, chunks } => (false, true, chunk, chunks),
+        ReduceForm::Staged { chunk, chunks } => (false, false, chunk, chunks),
+    };
     let op = Op::new(rt, team, groups, routine);
-    let chunks = count.div_ceil(chunk) as u64;
-    // Large: the partial results go straight into destinations (see `reduce_direct`), which
-    // costs a meeting of the leaders and l - 1 network steps (one at two hosts) in place of
-    // `chunks` staged exchanges.
-    let direct = !wide && chunks > 1 && (l == 2 || chunks > l as u64);
     // Chunk c's flags follow the reading of chunk c - 1: the last chunk's marks the whole
     // reduction as entered.
     let (first, credit) =
         if direct || wide { (0, 0) } else { team.take_staged_exchanges(chunks, op.flag_value(chunks - 1)) };
     let meeting = if direct { op.take_meeting() } else { None };
-    let push = nbytes <= PUSH_MAX;
+    let push = plan::push(nbytes);
     if !op.is_leader() {
         return op.member_takes_result(push, dest, nbytes);
     }

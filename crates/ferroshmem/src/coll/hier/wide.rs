@@ -1,6 +1,6 @@
 //! The leaders' part of the hierarchical collectives of a team over many hosts (from
-//! [`WIDE_FROM`] groups, reductions and fcollect from [`TREE_REDUCTIONS_FROM`]; see
-//! [`takes_trees`]): binomial trees (`coll::tree`) of `ceil(log2 L)` network steps
+//! `plan::WIDE_FROM` groups, reductions and fcollect from 9; see `plan::Shape::takes_trees`):
+//! binomial trees (`coll::tree`) of `ceil(log2 L)` network steps
 //! among the `L` leaders, where the forms of `hier` for fewer hosts send from every leader to
 //! every other one (L - 1 messages each, and three flag words per group in the slot).
 //!
@@ -19,25 +19,12 @@
 //! a word of this collective on the sender (or, down a tree, after the sender received what
 //! the leader sent up), so none of a later collective can be counted early.
 
-use super::{counted_messages, Op, MAX_GROUPS};
+use super::{counted_messages, Op};
 use crate::coll::{at, combine, copy, tree, ReduceOp, HIER_STAGE_BYTES};
 use crate::error::Result;
 use crate::runtime::FlagWord;
 use crate::team::host_groups::HostGroups;
 use crate::team::slot_layout::{TREE_WORDS, W_TREE};
-
-/// Teams over at least this many hosts take the trees for every collective: the forms of
-/// `hier` for fewer hosts need three slot words per group.
-pub(crate) const WIDE_FROM: usize = MAX_GROUPS + 1;
-/// Reductions and fcollect take the trees from this many hosts on: over 16 and 32 simulated
-/// hosts x 1 PE the trees took 8-byte and 4 KiB float sums 970 and 980 us against 1 280-1 350
-/// and 3 260-3 370 (16 hosts), 3 640-3 720 and 3 680-4 560 against 5 440-5 670 and 21 700-
-/// 23 600 (32 hosts); fcollect 850-890 against 1 270-1 420 (16) and 2 680-3 070 against
-/// 5 630-6 230 (32), where every leader sends to every leader (`bench/c/coll_bench.c 4096 5`,
-/// two alternations). Broadcasts and alltoalls keep the forms for fewer hosts up to
-/// [`MAX_GROUPS`]: their small rings and leader-to-leader messages were faster there (8-byte
-/// broadcast 333-338 against 498-531 us at 16 hosts, alltoall 1 360-1 450 against 2 260).
-const TREE_REDUCTIONS_FROM: usize = 9;
 
 /// Distances `2^k` a tree spans: up to 2^32 hosts.
 const DISTANCES: usize = 32;
@@ -47,40 +34,6 @@ const FROM_BELOW: usize = W_TREE;
 const FROM_ABOVE: usize = W_TREE + DISTANCES;
 const _: () = assert!(FROM_ABOVE + DISTANCES <= W_TREE + TREE_WORDS);
 
-/// The collectives whose algorithm between hosts is chosen here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Collective {
-    Broadcast,
-    Fcollect,
-    Reduce,
-    Alltoall,
-}
-
-/// Whether `collective` of a team of these host groups takes the trees (the one place where
-/// that is chosen): from [`TREE_REDUCTIONS_FROM`] groups for reductions and fcollect, from
-/// [`WIDE_FROM`] for the others; or, for every collective, from `FSH_HIER_TREES_FROM` (at
-/// least 2) where that is set, as the tests do to run the trees on a few hosts. The launcher
-/// gives every PE the same environment, so they all agree.
-pub(crate) fn takes_trees(collective: Collective, groups: &HostGroups) -> bool {
-    static FROM: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-    let forced = *FROM.get_or_init(|| {
-        std::env::var("FSH_HIER_TREES_FROM").ok().and_then(|v| v.parse::<usize>().ok()).map(|v| v.max(2))
-    });
-    let from = forced.unwrap_or(match collective {
-        Collective::Reduce | Collective::Fcollect => TREE_REDUCTIONS_FROM,
-        Collective::Broadcast | Collective::Alltoall => WIDE_FROM,
-    });
-    groups.len() >= from.min(WIDE_FROM)
-}
-
-/// Whether the leaders of a team of these host groups talk only to their partners in the
-/// trees (every collective takes them), not to every leader: whom to connect to ahead.
-pub(crate) fn trees_only(groups: &HostGroups) -> bool {
-    [Collective::Broadcast, Collective::Fcollect, Collective::Reduce, Collective::Alltoall]
-        .into_iter()
-        .all(|c| takes_trees(c, groups))
-}
-
 /// The world PEs of the leaders this one talks to in any tree: those `2^k` groups before and
 /// after it (connected at the team's set-up, so that their wire-ups overlap).
 pub(crate) fn partners(groups: &HostGroups) -> impl Iterator<Item = usize> + '_ {
@@ -89,20 +42,6 @@ pub(crate) fn partners(groups: &HostGroups) -> impl Iterator<Item = usize> + '_ 
         .flat_map(move |k| [(me + (1 << k)) % l, (me + l - (1 << k) % l) % l])
         .filter(move |&g| g != me)
         .map(move |g| groups.leader(g))
-}
-
-/// Whether an alltoall of `block`-byte blocks over many hosts takes Bruck's exchange among
-/// the leaders ([`alltoall`]): every step's message must fit its part of the staging area.
-/// A step carries at most `ceil(L / 2)` host-pair parts of at most `widest^2` blocks each
-/// (a bound every PE computes alike from the team's shape).
-pub(super) fn bruck_fits(groups: &HostGroups, block: usize) -> bool {
-    let l = groups.len();
-    let widest = (0..l).map(|g| groups.members(g).len()).max().unwrap_or(1);
-    let steps = tree::depth(l).max(1) as usize;
-    l.div_ceil(2)
-        .checked_mul(widest * widest)
-        .and_then(|b| b.checked_mul(block))
-        .is_some_and(|bytes| bytes <= HIER_STAGE_BYTES / steps)
 }
 
 impl Op<'_> {

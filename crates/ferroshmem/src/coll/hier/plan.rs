@@ -1,0 +1,320 @@
+//! Which form each hierarchical collective takes: pure functions of the team's shape (its
+//! host groups), the operation's size and the settings every PE shares, the one place where
+//! the choice is made (issue 28 item 2, issue 30). Every member computes the same answer from
+//! the same shape and arguments, so they all take the same form. The measurements behind each
+//! bound are in the doc comments of its constant and in docs/ARCHITECTURE.md.
+
+use super::{HIER_STAGE_BYTES, SHARED_STAGE_BYTES};
+use crate::coll::tree;
+use crate::team::host_groups::HostGroups;
+
+/// Half of the staging area that staged exchanges use (alternating halves).
+pub(super) const STAGE_HALF: usize = HIER_STAGE_BYTES / 2;
+/// Results up to this size are copied by the leader into its host's members' destinations
+/// (one copy each, no reply) instead of being read by them from the leader's (which then
+/// waits for each member to say it is done: two more hand-overs between PEs of a host).
+pub(super) const PUSH_MAX: usize = 32 << 10;
+/// Broadcasts up to this size go through the staging areas, half an area per chunk (each
+/// chunk a staged exchange, so the root's leader sends chunk c + 1 while the others copy
+/// chunk c); larger ones go straight into the destinations once the receiving leaders
+/// entered.
+pub(super) const STAGED_BROADCAST_MAX: usize = 4 * STAGE_HALF;
+/// Bytes of an entry of the small broadcasts' rings (`broadcast::broadcast_ring`): the
+/// largest broadcast that takes them.
+pub(super) const RING_ENTRY_BYTES: usize = 4 << 10;
+/// Bits of a flag value below the epoch: the chunk of a reduction.
+pub(super) const CHUNK_BITS: u32 = 28;
+
+/// Teams over at least this many hosts take the trees for every collective: the forms for
+/// fewer hosts need three slot words per group.
+pub(crate) const WIDE_FROM: usize = super::MAX_GROUPS + 1;
+/// Reductions and fcollect take the trees from this many hosts on: over 16 and 32 simulated
+/// hosts x 1 PE the trees took 8-byte and 4 KiB float sums 970 and 980 us against 1 280-1 350
+/// and 3 260-3 370 (16 hosts), 3 640-3 720 and 3 680-4 560 against 5 440-5 670 and 21 700-
+/// 23 600 (32 hosts); fcollect 850-890 against 1 270-1 420 (16) and 2 680-3 070 against
+/// 5 630-6 230 (32), where every leader sends to every leader (`bench/c/coll_bench.c 4096 5`,
+/// two alternations). Broadcasts and alltoalls keep the forms for fewer hosts up to
+/// `MAX_GROUPS`: their small rings and leader-to-leader messages were faster there (8-byte
+/// broadcast 333-338 against 498-531 us at 16 hosts, alltoall 1 360-1 450 against 2 260).
+const TREE_REDUCTIONS_FROM: usize = 9;
+
+/// Where the counts of a collect go in the staging areas: the part after the staged
+/// exchanges' halves.
+pub(super) const COUNTS_AT: usize = HIER_STAGE_BYTES;
+/// Bytes of that part.
+pub(super) const COUNTS_BYTES: usize = SHARED_STAGE_BYTES - HIER_STAGE_BYTES;
+
+/// The collectives whose algorithm between hosts is chosen here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Collective {
+    Broadcast,
+    Fcollect,
+    Reduce,
+    Alltoall,
+}
+
+/// What the choice depends on of a team across hosts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// Host groups (L).
+    pub hosts: usize,
+    /// Members of the largest group.
+    pub widest: usize,
+    /// Members of the team (n).
+    pub members: usize,
+    /// `FSH_HIER_TREES_FROM` (at least 2): every collective takes the trees from that many
+    /// hosts, as the tests do to run the trees on a few hosts. The launcher gives every PE the
+    /// same environment, so they all agree.
+    pub trees_from: Option<usize>,
+}
+
+impl Shape {
+    /// The shape of a team of these host groups, with this process's settings.
+    pub(crate) fn of(groups: &HostGroups) -> Shape {
+        static FROM: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+        let trees_from = *FROM.get_or_init(|| {
+            std::env::var("FSH_HIER_TREES_FROM").ok().and_then(|v| v.parse::<usize>().ok()).map(|v| v.max(2))
+        });
+        let hosts = groups.len();
+        let widest = (0..hosts).map(|g| groups.members(g).len()).max().unwrap_or(1);
+        let members = (0..hosts).map(|g| groups.members(g).len()).sum();
+        Shape { hosts, widest, members, trees_from }
+    }
+
+    /// Whether `collective` takes the leaders' trees: from [`TREE_REDUCTIONS_FROM`] hosts for
+    /// reductions and fcollect, from [`WIDE_FROM`] for the others (or `trees_from`).
+    pub(crate) fn takes_trees(&self, collective: Collective) -> bool {
+        let from = self.trees_from.unwrap_or(match collective {
+            Collective::Reduce | Collective::Fcollect => TREE_REDUCTIONS_FROM,
+            Collective::Broadcast | Collective::Alltoall => WIDE_FROM,
+        });
+        self.hosts >= from.min(WIDE_FROM)
+    }
+
+    /// Whether every collective takes the trees: the leaders then talk only to their partners
+    /// in them (whom to connect to ahead).
+    pub(crate) fn trees_only(&self) -> bool {
+        [Collective::Broadcast, Collective::Fcollect, Collective::Reduce, Collective::Alltoall]
+            .into_iter()
+            .all(|c| self.takes_trees(c))
+    }
+}
+
+/// The forms of a broadcast of `nbytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BroadcastForm {
+    /// The small broadcasts' rings (`broadcast::broadcast_ring`), unless turned off.
+    Ring,
+    /// Staged exchanges, half a staging area per chunk.
+    Staged,
+    /// Counted messages from the root's leader into every other leader's destination.
+    Counted,
+    /// Down the leaders' tree rooted at the root's host.
+    Tree,
+}
+
+/// A broadcast's form (`rings`: `FSH_HIER_BROADCAST_RING` is not 0).
+pub(crate) fn broadcast(shape: &Shape, nbytes: usize, rings: bool) -> BroadcastForm {
+    if shape.takes_trees(Collective::Broadcast) {
+        BroadcastForm::Tree
+    } else if nbytes <= RING_ENTRY_BYTES && rings {
+        BroadcastForm::Ring
+    } else if nbytes <= STAGED_BROADCAST_MAX {
+        BroadcastForm::Staged
+    } else {
+        BroadcastForm::Counted
+    }
+}
+
+/// The forms of a reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReduceForm {
+    /// Chunk by chunk through staged exchanges, `chunks` of them.
+    Staged { chunk: usize, chunks: u64 },
+    /// The partial results straight into destinations, after a meeting of the leaders (l - 1
+    /// network steps, one at two hosts, in place of `chunks` staged exchanges).
+    Direct { chunk: usize, chunks: u64 },
+    /// Up and down the leaders' tree.
+    Tree,
+    /// More chunks than a flag can number.
+    TooLarge,
+}
+
+/// A reduction's form, for `count` elements of `size` bytes.
+pub(crate) fn reduce(shape: &Shape, count: usize, size: usize) -> ReduceForm {
+    if shape.takes_trees(Collective::Reduce) {
+        return ReduceForm::Tree;
+    }
+    let l = shape.hosts;
+    let chunk = (STAGE_HALF / l / size.max(1)).max(1);
+    let chunks = count.div_ceil(chunk);
+    if chunks >= 1 << (CHUNK_BITS - 1) {
+        return ReduceForm::TooLarge;
+    }
+    let chunks = chunks as u64;
+    if chunks > 1 && (l == 2 || chunks > l as u64) {
+        ReduceForm::Direct { chunk, chunks }
+    } else {
+        ReduceForm::Staged { chunk, chunks }
+    }
+}
+
+/// The forms of an fcollect of `all` bytes in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FcollectForm {
+    /// Every leader's host blocks to every other leader in one staged exchange.
+    Staged,
+    /// Counted messages into the other leaders' destinations once they met.
+    Counted,
+    /// Up and down the leaders' tree.
+    Tree,
+}
+
+/// An fcollect's form.
+pub(crate) fn fcollect(shape: &Shape, all: usize) -> FcollectForm {
+    if shape.takes_trees(Collective::Fcollect) {
+        FcollectForm::Tree
+    } else if all <= STAGE_HALF {
+        FcollectForm::Staged
+    } else {
+        FcollectForm::Counted
+    }
+}
+
+/// The forms of an alltoall of `block`-byte blocks (`all` bytes per member).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AlltoallForm {
+    /// Each leader sends each other leader its host's blocks for that host in one message.
+    ByHost,
+    /// Each leader sends each member of the other hosts its host's blocks for it.
+    Staged,
+    /// Bruck's exchange among the leaders (`wide::alltoall`).
+    Bruck,
+    /// Every PE sends its own blocks into their destinations once the leaders met.
+    Counted,
+}
+
+/// An alltoall's form. Bruck's exchange over many hosts when every step's message fits its
+/// part of the staging area: a step carries at most `ceil(L / 2)` host-pair parts of at most
+/// `widest^2` blocks each.
+pub(crate) fn alltoall(shape: &Shape, block: usize, all: usize) -> AlltoallForm {
+    let (l, widest) = (shape.hosts, shape.widest);
+    if shape.takes_trees(Collective::Alltoall) {
+        let steps = tree::depth(l).max(1) as usize;
+        let step_bound = l.div_ceil(2).checked_mul(widest * widest).and_then(|b| b.checked_mul(block));
+        if step_bound.is_some_and(|bytes| bytes <= HIER_STAGE_BYTES / steps) {
+            AlltoallForm::Bruck
+        } else {
+            AlltoallForm::Counted
+        }
+    } else if all.checked_mul(widest).is_some_and(|b| b <= STAGE_HALF) {
+        AlltoallForm::ByHost
+    } else if all <= STAGE_HALF {
+        AlltoallForm::Staged
+    } else {
+        AlltoallForm::Counted
+    }
+}
+
+/// Whether a collect is hierarchical (`hier::collect`): every member's count fits the staging
+/// area's part for the counts, and so do the leaders' steps (their bounds add up to
+/// (L - 1) × widest words). Beyond (2 048 members, or hosts of more than 16 KiB / 8 / (L - 1)
+/// PEs) collect stays flat.
+pub(crate) fn collect_is_hierarchical(shape: &Shape) -> bool {
+    shape.hosts >= 2
+        && shape.members * 8 <= COUNTS_BYTES
+        && (shape.hosts - 1) * shape.widest * 8 <= COUNTS_BYTES
+}
+
+/// The most bytes step `s` of a collect's count all-gather carries: `min(2^s, L - 2^s)`
+/// groups' counts, at most `widest` each.
+pub(super) fn collect_step_bound(shape: &Shape, s: usize) -> usize {
+    (1usize << s).min(shape.hosts - (1 << s)) * shape.widest * 8
+}
+
+/// Whether the leader pushes a result of `bytes` into its members' destinations.
+pub(crate) fn push(bytes: usize) -> bool {
+    bytes <= PUSH_MAX
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(hosts: usize, widest: usize) -> Shape {
+        Shape { hosts, widest, members: hosts * widest, trees_from: None }
+    }
+
+    #[test]
+    fn trees_from_nine_hosts_for_reductions_and_from_41_for_the_rest() {
+        for l in [2, 8, 9, 40, 41, 64] {
+            let s = shape(l, 1);
+            assert_eq!(s.takes_trees(Collective::Reduce), l >= 9, "{l}");
+            assert_eq!(s.takes_trees(Collective::Fcollect), l >= 9, "{l}");
+            assert_eq!(s.takes_trees(Collective::Broadcast), l >= 41, "{l}");
+            assert_eq!(s.takes_trees(Collective::Alltoall), l >= 41, "{l}");
+            assert_eq!(s.trees_only(), l >= 41, "{l}");
+        }
+        let forced = Shape { trees_from: Some(2), ..shape(4, 2) };
+        assert!(forced.trees_only());
+        // Forcing never keeps a team of more than MAX_GROUPS hosts off the trees.
+        let late = Shape { trees_from: Some(1000), ..shape(64, 1) };
+        assert!(late.trees_only());
+    }
+
+    #[test]
+    fn broadcast_forms_by_size() {
+        let s = shape(4, 2);
+        assert_eq!(broadcast(&s, 8, true), BroadcastForm::Ring);
+        assert_eq!(broadcast(&s, 8, false), BroadcastForm::Staged);
+        assert_eq!(broadcast(&s, RING_ENTRY_BYTES + 1, true), BroadcastForm::Staged);
+        assert_eq!(broadcast(&s, STAGED_BROADCAST_MAX + 1, true), BroadcastForm::Counted);
+        assert_eq!(broadcast(&shape(64, 1), 8, true), BroadcastForm::Tree);
+    }
+
+    #[test]
+    fn reductions_go_direct_when_chunks_outnumber_hosts() {
+        let s = shape(4, 2);
+        assert!(matches!(reduce(&s, 1, 4), ReduceForm::Staged { chunks: 1, .. }));
+        let chunk = STAGE_HALF / 4 / 4;
+        assert!(matches!(reduce(&s, chunk * 4, 4), ReduceForm::Staged { chunks: 4, .. }));
+        assert!(matches!(reduce(&s, chunk * 5, 4), ReduceForm::Direct { chunks: 5, .. }));
+        assert!(matches!(reduce(&shape(2, 1), chunk * 2 * 2, 4), ReduceForm::Direct { .. }));
+        assert_eq!(reduce(&shape(16, 1), 1, 4), ReduceForm::Tree);
+        assert_eq!(reduce(&s, usize::MAX / 4, 4), ReduceForm::TooLarge);
+    }
+
+    #[test]
+    fn alltoall_forms() {
+        // Few hosts: by host while the whole exchange of the widest host fits half a staging area.
+        let s = shape(4, 2);
+        assert_eq!(alltoall(&s, 8, 64), AlltoallForm::ByHost);
+        assert_eq!(alltoall(&s, STAGE_HALF / 8, STAGE_HALF), AlltoallForm::Staged);
+        assert_eq!(alltoall(&s, STAGE_HALF, STAGE_HALF * 8), AlltoallForm::Counted);
+        // Many hosts: Bruck for small blocks (64 x 1: a step of 32 parts of 8 B), else counted.
+        let wide = shape(64, 1);
+        assert_eq!(alltoall(&wide, 8, 512), AlltoallForm::Bruck);
+        assert_eq!(alltoall(&wide, 341, 341 * 64), AlltoallForm::Bruck);
+        assert_eq!(alltoall(&wide, 342, 342 * 64), AlltoallForm::Counted);
+        assert_eq!(alltoall(&wide, 4096, 4096 * 64), AlltoallForm::Counted);
+    }
+
+    #[test]
+    fn collect_is_hierarchical_up_to_2048_members() {
+        assert!(collect_is_hierarchical(&shape(64, 1)));
+        assert!(collect_is_hierarchical(&shape(2, 1024)));
+        assert!(!collect_is_hierarchical(&shape(2, 1025)));
+        assert!(collect_is_hierarchical(&shape(2048, 1)));
+        assert!(!collect_is_hierarchical(&shape(2049, 1)));
+        // The steps' bounds add up to (L - 1) x widest words.
+        let s = shape(64, 3);
+        let steps = tree::depth(64) as usize;
+        let total: usize = (0..steps).map(|k| collect_step_bound(&s, k)).sum();
+        assert_eq!(total, 63 * 3 * 8);
+        for l in 2..300 {
+            let s = shape(l, 1);
+            let total: usize = (0..tree::depth(l) as usize).map(|k| collect_step_bound(&s, k)).sum();
+            assert_eq!(total, (l - 1) * 8, "{l}");
+        }
+    }
+}
