@@ -560,6 +560,28 @@ impl Net {
         }
     }
 
+    /// [`Self::finish_within`] without progressing the worker: the operations complete as
+    /// the progress thread (or a wait of this PE) progresses it. For a thread of its own that
+    /// looks now and then (the peer watch): a progress call from a third thread took events
+    /// from under the progress thread, asleep on the worker's event descriptor, and 64
+    /// simulated hosts × 1 PE then hung in a collective now and then (2 of 8 runs of
+    /// `tests/c/coll_team.c`; none since, see docs/ARCHITECTURE.md "Lost hosts").
+    pub fn finish_served_within(&self, ops: &mut [Pending], limit: std::time::Duration) -> bool {
+        let start = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_micros(100);
+        loop {
+            if ops.iter_mut().all(|op| op.test().is_some()) {
+                return true;
+            }
+            let waited = start.elapsed();
+            if waited >= limit {
+                return false;
+            }
+            std::thread::sleep(pause.min(limit - waited));
+            pause = (pause * 2).min(std::time::Duration::from_millis(10));
+        }
+    }
+
     /// Runs `op` on the word at `offset` of `region` on `pe`; returns the old value (for
     /// `Set`, the value written).
     pub fn amo<W: NetWord>(
