@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,10 +213,34 @@ struct fsh_worker {
      * of this process's symmetric regions; region 0 holds the flag words. */
     uint64_t region_base[FSH_REGIONS];
     uint64_t region_len[FSH_REGIONS];
+    /* Application threads waiting for `lock` (see LOCK). */
+    atomic_uint waiting;
 };
 
-#define LOCK(fw) pthread_mutex_lock(&(fw)->lock)
+/* Application threads take the lock through LOCK, counted in `waiting`: the progress thread
+ * lets go of the worker when one waits, and lets it in before taking the worker again (a mutex
+ * hands out no turns). Without that, a PE whose progress thread served a stream of requests
+ * (the root of a team_init at 48 hosts, its record read by 47 members' gets) kept the worker
+ * for good, and its own broadcast of the team's id never got it: every member hung. */
+#define LOCK(fw)                                                                 \
+    do {                                                                         \
+        atomic_fetch_add_explicit(&(fw)->waiting, 1, memory_order_relaxed);      \
+        pthread_mutex_lock(&(fw)->lock);                                         \
+        atomic_fetch_sub_explicit(&(fw)->waiting, 1, memory_order_relaxed);      \
+    } while (0)
 #define UNLOCK(fw) pthread_mutex_unlock(&(fw)->lock)
+
+/* Whether an application thread waits for the worker. */
+static int others_waiting(struct fsh_worker *fw) {
+    return atomic_load_explicit(&fw->waiting, memory_order_relaxed) != 0;
+}
+
+/* The progress thread's way in: after the application threads that wait (a bounded number of
+ * yields, then the mutex as anyone). */
+static void progress_lock(struct fsh_worker *fw) {
+    for (unsigned i = 0; i < 256 && others_waiting(fw); i++) sched_yield();
+    pthread_mutex_lock(&fw->lock);
+}
 
 int fsh_ucp_worker_create(void *ctx, void **worker) {
     ucp_worker_params_t params;
@@ -290,13 +315,20 @@ int fsh_ucp_event_fd(void *w, int *fd) {
 }
 
 /* Progresses until quiet, then arms the event descriptor. Returns 0: armed (sleep on the
- * descriptor); 1: events arrived meanwhile (call again); < 0: error. *handled counts the
- * events progressed. */
+ * descriptor); 1: events arrived meanwhile, or an application thread waits for the worker
+ * (call again); < 0: error. *handled counts the events progressed. */
 int fsh_ucp_progress_and_arm(void *w, unsigned *handled) {
     struct fsh_worker *fw = w;
-    LOCK(fw);
+    progress_lock(fw);
     unsigned n = 0, k;
-    while ((k = ucp_worker_progress(fw->w)) > 0) n += k;
+    while ((k = ucp_worker_progress(fw->w)) > 0) {
+        n += k;
+        if (others_waiting(fw)) {
+            UNLOCK(fw);
+            *handled = n;
+            return 1;
+        }
+    }
     ucs_status_t st = ucp_worker_arm(fw->w);
     UNLOCK(fw);
     *handled = n;
