@@ -125,6 +125,29 @@ pub enum Region {
 
 const REGIONS: usize = 3;
 
+/// Who completes the operations that [`Net::finish_within`] waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finisher {
+    /// The waiting thread, which progresses the worker between looks (pauses up to 1 ms).
+    Progressing,
+    /// The progress thread (or a wait of this PE): the waiting thread only looks (pauses up
+    /// to 10 ms). For a thread of its own that looks now and then (the peer watch): a
+    /// progress call from a third thread took events from under the progress thread, asleep
+    /// on the worker's event descriptor, and 64 simulated hosts × 1 PE then hung in a
+    /// collective now and then (2 of 8 runs of `tests/c/coll_team.c`; none since, see
+    /// docs/ARCHITECTURE.md "Lost hosts").
+    Served,
+}
+
+impl Finisher {
+    fn longest_pause(self) -> std::time::Duration {
+        match self {
+            Finisher::Progressing => std::time::Duration::from_millis(1),
+            Finisher::Served => std::time::Duration::from_millis(10),
+        }
+    }
+}
+
 /// PMIx key under which a PE publishes its worker address, region bases and remote keys.
 const NET_KEY: &str = "ferroshmem.net";
 
@@ -539,15 +562,17 @@ impl Net {
         }
     }
 
-    /// Progresses the worker until every one of `ops` has finished or `limit` has passed;
-    /// whether they all finished. Between looks it yields, then sleeps up to 1 ms: the
-    /// caller is in no hurry (a report), and PEs may outnumber cores. An operation still in
-    /// flight when its `Pending` is dropped completes without anyone waiting.
-    pub fn finish_within(&self, ops: &mut [Pending], limit: std::time::Duration) -> bool {
+    /// Waits until every one of `ops` has finished or `limit` has passed; whether they all
+    /// finished. Between looks it sleeps, up to `by.longest_pause()`: the caller is in no
+    /// hurry (a report, a probe), and PEs may outnumber cores. An operation still in flight
+    /// when its `Pending` is dropped completes without anyone waiting.
+    pub fn finish_within(&self, ops: &mut [Pending], limit: std::time::Duration, by: Finisher) -> bool {
         let start = std::time::Instant::now();
         let mut pause = std::time::Duration::from_micros(10);
         loop {
-            self.progress();
+            if by == Finisher::Progressing {
+                self.progress();
+            }
             if ops.iter_mut().all(|op| op.test().is_some()) {
                 return true;
             }
@@ -556,29 +581,7 @@ impl Net {
                 return false;
             }
             std::thread::sleep(pause.min(limit - waited));
-            pause = (pause * 2).min(std::time::Duration::from_millis(1));
-        }
-    }
-
-    /// [`Self::finish_within`] without progressing the worker: the operations complete as
-    /// the progress thread (or a wait of this PE) progresses it. For a thread of its own that
-    /// looks now and then (the peer watch): a progress call from a third thread took events
-    /// from under the progress thread, asleep on the worker's event descriptor, and 64
-    /// simulated hosts × 1 PE then hung in a collective now and then (2 of 8 runs of
-    /// `tests/c/coll_team.c`; none since, see docs/ARCHITECTURE.md "Lost hosts").
-    pub fn finish_served_within(&self, ops: &mut [Pending], limit: std::time::Duration) -> bool {
-        let start = std::time::Instant::now();
-        let mut pause = std::time::Duration::from_micros(100);
-        loop {
-            if ops.iter_mut().all(|op| op.test().is_some()) {
-                return true;
-            }
-            let waited = start.elapsed();
-            if waited >= limit {
-                return false;
-            }
-            std::thread::sleep(pause.min(limit - waited));
-            pause = (pause * 2).min(std::time::Duration::from_millis(10));
+            pause = (pause * 2).min(by.longest_pause());
         }
     }
 

@@ -28,7 +28,7 @@ use std::time::Duration;
 use super::{desc_of_words, now_ms, report_all, Desc, Seen, Snapshot, View};
 use crate::ctrl::{REPORT_OFFSET, STATE_OFFSET};
 use crate::job::HeaderView;
-use crate::net::{Net, Region};
+use crate::net::{Finisher, Net, Region};
 use crate::runtime::Runtime;
 use crate::team::slot_layout::{DESC_WORDS, W_DESC};
 
@@ -79,7 +79,7 @@ impl<'a> Remote<'a> {
                 }
             }
         }
-        self.net.finish_within(&mut ops, ANSWER_WITHIN);
+        self.net.finish_within(&mut ops, ANSWER_WITHIN, Finisher::Progressing);
         let mut states = self.states.borrow_mut();
         for (pe, op) in started.into_iter().zip(&ops) {
             states.insert(pe, op.bytes().map_or(Seen::NoAnswer, decode_state));
@@ -104,7 +104,7 @@ impl<'a> Remote<'a> {
         let desc = match self.net.get_start(ROUTINE, pe, Region::Ctrl, offset, DESC_WORDS * 8) {
             Ok(op) => {
                 let mut ops = [op];
-                self.net.finish_within(&mut ops, ANSWER_WITHIN);
+                self.net.finish_within(&mut ops, ANSWER_WITHIN, Finisher::Progressing);
                 match ops[0].bytes() {
                     Some(bytes) => {
                         let mut w = [0u64; DESC_WORDS];
@@ -133,7 +133,7 @@ impl<'a> Remote<'a> {
             return None;
         }
         let mut ops = [self.net.swap_start(ROUTINE, pe, Region::Ctrl, REPORT_OFFSET + 8, key).ok()?];
-        self.net.finish_within(&mut ops, ANSWER_WITHIN);
+        self.net.finish_within(&mut ops, ANSWER_WITHIN, Finisher::Progressing);
         ops[0].reply()
     }
 }

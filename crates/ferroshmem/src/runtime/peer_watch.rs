@@ -8,21 +8,23 @@
 //! A *probe* is a one-sided read of 8 bytes of the peer's control block: its progress thread
 //! (or its own waits, or a blocking call of it) answers without the program's help, so a PE
 //! that computes for an hour outside the library still answers, while a stopped host does
-//! not. The watch runs on a thread of its own that sleeps between rounds: half the limit
-//! asleep, then every connected peer probed at once and given the other half to answer, so a
-//! lost host is found within the limit whatever the PEs are doing (waiting for it, talking to
-//! it, or computing). A probe that fails with an error rather than silence means the peer's
-//! process ended without finalizing (a PE that finalized exits only after every PE did, in the
+//! not. The watch runs on a thread of its own that sleeps between rounds: every
+//! [`PROBE_EVERY`] (or half the limit, if shorter) it probes each connected peer that has no
+//! probe in flight, and a probe still unanswered half the limit after it left names a lost
+//! host: found within the limit whatever the PEs are doing (waiting for it, talking to it, or
+//! computing). A probe that fails with an error rather than silence means the peer's process
+//! ended without finalizing (a PE that finalized exits only after every PE did, in the
 //! launcher's closing fence): the launcher most often ends the job then, but not always (srun
-//! does not when the PE was alone on its host), so after 2 s the watch ends it too. Nothing is
-//! probed once this PE finalized: its peers may then stop serving the network (they wait in
-//! the launcher's closing fence).
+//! does not when the PE was alone on its host), so [`LAUNCHER_GRACE`] later the watch ends it
+//! too; with a round every second, that is about 3 s after the peer ended. Nothing is probed
+//! once this PE finalized: its peers may then stop serving the network (they wait in the
+//! launcher's closing fence).
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{Runtime, ERROR_EXIT_STATUS};
 use crate::ctrl::STATE_OFFSET;
-use crate::net::Region;
+use crate::net::{Finisher, Pending, Region};
 
 /// The time limit within which a lost peer is found, in milliseconds (0: never probe).
 pub(crate) const ENV_PEER_TIMEOUT: &str = "SHMEMX_PEER_TIMEOUT_MS";
@@ -34,6 +36,12 @@ const MIN_PEER_TIMEOUT: Duration = Duration::from_millis(200);
 /// What the report of a lost peer says after "ferroshmem: PE n": oshrun watches for it, and
 /// ends the job itself if `mpirun` does not (its abort waits for the lost host's daemon).
 pub const LOST_PEER_REPORT: &str = ": lost PE ";
+
+/// How often the watch probes (at most): a peer whose process ended is found within about
+/// this, plus [`LAUNCHER_GRACE`]. Each round costs one 8-byte read per connected peer.
+const PROBE_EVERY: Duration = Duration::from_secs(1);
+/// How long the watch leaves the launcher to end a job whose PE ended before finalizing.
+const LAUNCHER_GRACE: Duration = Duration::from_secs(2);
 
 /// The routine a failed probe is reported under.
 const ROUTINE: &str = "peer watch";
@@ -63,19 +71,25 @@ fn done(rt: &Runtime) -> bool {
 fn watch(rt: &'static Runtime, limit: Duration) {
     let Some(net) = rt.net() else { return };
     let half = limit / 2;
+    let every = half.min(PROBE_EVERY);
+    let name = |pe: usize| format!("PE {pe} (on {})", rt.topology.host_name(rt.topology.host_of(pe)));
+    // The probes in flight: to whom and when each left, and the operations (carried over
+    // from round to round until answered).
+    let mut sent: Vec<(usize, Instant)> = Vec::new();
+    let mut ops: Vec<Pending> = Vec::new();
     loop {
-        std::thread::sleep(half);
+        std::thread::sleep(every);
         if done(rt) {
             return;
         }
-        let name = |pe: usize| format!("PE {pe} (on {})", rt.topology.host_name(rt.topology.host_of(pe)));
-        let mut probed = Vec::new();
-        let mut ops = Vec::new();
         let mut failed = Vec::new();
         for pe in net.connected_pes() {
+            if sent.iter().any(|&(p, _)| p == pe) {
+                continue;
+            }
             match net.get_start(ROUTINE, pe, Region::Ctrl, STATE_OFFSET, 8) {
                 Ok(op) => {
-                    probed.push(pe);
+                    sent.push((pe, Instant::now()));
                     ops.push(op);
                 }
                 // UCX fails a read at once on an endpoint whose peer it saw go (its connection
@@ -85,18 +99,26 @@ fn watch(rt: &'static Runtime, limit: Duration) {
         }
         if !ops.is_empty() {
             // The progress thread serves the answers: this thread does not progress the worker.
-            net.finish_served_within(&mut ops, half);
+            net.finish_within(&mut ops, every, Finisher::Served);
         }
         if done(rt) {
             return;
         }
         let mut silent = Vec::new();
-        for (&pe, op) in probed.iter().zip(ops.iter_mut()) {
-            match op.test() {
+        let mut i = 0;
+        while i < ops.len() {
+            let (pe, left) = sent[i];
+            match ops[i].test() {
+                None if left.elapsed() < half => {
+                    i += 1;
+                    continue;
+                }
                 None => silent.push(name(pe)),
                 Some(Err(e)) => failed.push(format!("{} ({e})", name(pe))),
                 Some(Ok(())) => {}
             }
+            sent.swap_remove(i);
+            drop(ops.swap_remove(i));
         }
         if !silent.is_empty() {
             rt.report(format_args!(
@@ -115,7 +137,7 @@ fn watch(rt: &'static Runtime, limit: Duration) {
             // The peer's process ended without finalizing (its connection failed). Its launcher
             // most often ends the job already, with that PE's status and report: give it the
             // time to. Some do not (srun, when the PE was alone on its host).
-            std::thread::sleep(Duration::from_secs(2));
+            std::thread::sleep(LAUNCHER_GRACE);
             rt.report(format_args!(
                 "lost {}: its process ended before finalizing; ending the job",
                 failed.join(", ")
