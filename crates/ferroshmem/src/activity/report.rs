@@ -58,8 +58,8 @@ pub(super) fn look_watch(watch: &mut crate::wait::Watch) {
 }
 
 /// This PE has waited too long in its current call: if the call is on a team, and this PE
-/// is the first member of the team (in team order) waiting in that call, it prints the report
-/// (once per call in the job).
+/// is the first member of the team (in team order) sleeping in a wait of that call, it prints
+/// the report (once per call in the job).
 ///
 /// Who is first is settled on this host without the network (a PE of this host before this
 /// one in the call defers to it); then, in a team across hosts, by reading the states of the
@@ -74,8 +74,13 @@ pub(super) fn report_hang(rt: &Runtime, now: u64) {
     let Some(call @ (routine, slot, seq)) = me.team_call() else { return };
     let Some(team) = rt.teams.by_slot(slot) else { return };
     let members: Vec<usize> = (0..team.n_pes()).map(|i| team.pes.world_pe(i)).collect();
-    let in_call =
-        |s: Option<Snapshot>| s.and_then(|s| s.team_call()).is_some_and(|c| c.1 == slot && c.2 == seq);
+    // Deferred to: a member in the same call that sleeps in a wait, as this PE does, so that
+    // it reports in its turn. One in the call that does not wait (it computes, or is stuck
+    // outside a wait: in a lock, a system call) never reports; deferring to it left the job
+    // silent (a root whose progress thread kept the worker from it, at 48 hosts).
+    let in_call = |s: Option<Snapshot>| {
+        s.is_some_and(|s| s.blocked_since != 0 && s.team_call().is_some_and(|c| c.1 == slot && c.2 == seq))
+    };
     let local = |pe: usize| rt.topology.is_local(pe);
     let first_here = members.iter().copied().find(|&pe| local(pe) && in_call(Some(snapshot(&rt.ctrl, pe))));
     if first_here.is_some_and(|pe| pe != rt.my_pe) {
