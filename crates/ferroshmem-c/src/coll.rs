@@ -46,6 +46,16 @@ fn on_team(
     }
 }
 
+/// A broadcast of `n` bytes as C passes it.
+fn bcast<T, U>(dest: *mut T, source: *const U, n: usize, root: usize, update_root: bool) -> coll::Broadcast {
+    coll::Broadcast { dest: dest as usize, src: source as usize, nbytes: n, root, update_root }
+}
+
+/// A collect of this PE's `n` bytes as C passes it (the destination's size is not known).
+fn collect_args<T, U>(dest: *mut T, source: *const U, n: usize) -> coll::Collect {
+    coll::Collect { dest: dest as usize, src: source as usize, nbytes: Some(n), dest_cap: usize::MAX }
+}
+
 /// Runs `$body` (with `$rt` the runtime and `$g` the group) on the active set: on its team
 /// when it has one (`coll::active`), else through its pSync; stops the job on bad input.
 macro_rules! on_set {
@@ -107,7 +117,7 @@ macro_rules! team_moves {
             on_team(R, team, |rt, g| {
                 let root =
                     usize::try_from(root).map_err(|_| Error::invalid(R, "PE_root", format!("{root}")))?;
-                coll::broadcast(rt, g, R, dest as usize, source as usize, n, root, true)
+                coll::broadcast(rt, g, R, bcast(dest, source, n, root, true))
             })
         }
 
@@ -115,9 +125,7 @@ macro_rules! team_moves {
         pub extern "C" fn $collect(team: CTeam, dest: *mut $t, source: *const $t, nelems: usize) -> c_int {
             const R: &str = stringify!($collect);
             let n = bytes(R, nelems, $size);
-            on_team(R, team, |rt, g| {
-                coll::collect(rt, g, R, dest as usize, source as usize, Some(n), usize::MAX).map(|_| ())
-            })
+            on_team(R, team, |rt, g| coll::collect(rt, g, R, collect_args(dest, source, n)).map(|_| ()))
         }
 
         #[no_mangle]
@@ -131,7 +139,12 @@ macro_rules! team_moves {
         pub extern "C" fn $alltoall(team: CTeam, dest: *mut $t, source: *const $t, nelems: usize) -> c_int {
             const R: &str = stringify!($alltoall);
             on_team(R, team, |rt, g| {
-                coll::alltoalls(rt, g, R, dest as usize, source as usize, $size, 1, 1, nelems)
+                coll::alltoalls(
+                    rt,
+                    g,
+                    R,
+                    coll::Alltoalls::contiguous(dest as usize, source as usize, $size, nelems),
+                )
             })
         }
 
@@ -152,7 +165,19 @@ macro_rules! team_moves {
                         return Err(Error::invalid(R, "dst/sst", format!("({dst}, {sst}) are not positive")))
                     }
                 };
-                coll::alltoalls(rt, g, R, dest as usize, source as usize, $size, dst, sst, nelems)
+                coll::alltoalls(
+                    rt,
+                    g,
+                    R,
+                    coll::Alltoalls {
+                        dest: dest as usize,
+                        src: source as usize,
+                        elem: $size,
+                        dst,
+                        sst,
+                        nelems,
+                    },
+                )
             })
         }
         pshmem!($bcast, $collect, $fcollect, $alltoall, $alltoalls);
@@ -301,7 +326,7 @@ macro_rules! set_moves {
             let n = bytes(R, nelems, $bits / 8);
             on_set!(R, start, log_stride, size, psync, |rt, set| {
                 let root = usize::try_from(root).map_err(|_| Error::invalid(R, "PE_root", format!("{root}")))?;
-                coll::broadcast(rt, set, R, dest as usize, source as usize, n, root, false)
+                coll::broadcast(rt, set, R, bcast(dest, source, n, root, false))
             })
         }
 
@@ -313,7 +338,7 @@ macro_rules! set_moves {
             const R: &str = stringify!([<shmem_collect $bits>]);
             let n = bytes(R, nelems, $bits / 8);
             on_set!(R, start, log_stride, size, psync, |rt, set| {
-                coll::collect(rt, set, R, dest as usize, source as usize, Some(n), usize::MAX).map(|_| ())
+                coll::collect(rt, set, R, collect_args(dest, source, n)).map(|_| ())
             })
         }
 
@@ -334,7 +359,7 @@ macro_rules! set_moves {
         ) {
             const R: &str = stringify!([<shmem_alltoall $bits>]);
             on_set!(R, start, log_stride, size, psync, |rt, set| {
-                coll::alltoalls(rt, set, R, dest as usize, source as usize, $bits / 8, 1, 1, nelems)
+                coll::alltoalls(rt, set, R, coll::Alltoalls::contiguous(dest as usize, source as usize, $bits / 8, nelems))
             })
         }
 
@@ -350,7 +375,7 @@ macro_rules! set_moves {
                     (Ok(d), Ok(s)) => (d, s),
                     _ => return Err(Error::invalid(R, "dst/sst", format!("({dst}, {sst}) are not positive"))),
                 };
-                coll::alltoalls(rt, set, R, dest as usize, source as usize, $bits / 8, dst, sst, nelems)
+                coll::alltoalls(rt, set, R, coll::Alltoalls { dest: dest as usize, src: source as usize, elem: $bits / 8, dst, sst, nelems })
             })
         }
         pshmem!(

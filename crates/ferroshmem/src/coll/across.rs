@@ -17,7 +17,7 @@
 //! are correct for any team and any placement of its members.
 #![allow(unsafe_code)]
 
-use super::{combine, hier, Group, ReduceOp, Staging};
+use super::{combine, hier, Alltoalls, Broadcast, Collect, Group, ReduceOp, Staging};
 use crate::error::{Error, Result};
 use crate::net::Completion;
 use crate::runtime::Runtime;
@@ -69,20 +69,16 @@ fn hierarchical<'g>(rt: &Runtime, g: &'g impl Group) -> Option<(&'g TeamInner, &
 }
 
 /// broadcast: the root puts its source into every member's destination.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn broadcast(
     rt: &Runtime,
     g: &mut impl Group,
     routine: &'static str,
-    dest: usize,
-    src: usize,
-    nbytes: usize,
-    root: usize,
-    update_root: bool,
+    args: Broadcast,
 ) -> Result<()> {
     if let Some((team, groups)) = hierarchical(rt, g) {
-        return hier::broadcast(rt, team, groups, routine, dest, src, nbytes, root, update_root);
+        return hier::broadcast(rt, team, groups, routine, args);
     }
+    let Broadcast { dest, src, nbytes, root, update_root } = args;
     check_own(rt, routine, dest, nbytes)?;
     check_own(rt, routine, src, nbytes)?;
     g.network_sync(rt, routine)?;
@@ -125,22 +121,19 @@ pub(super) fn fcollect(
 
 /// collect: the members' byte counts meet in every member's staging area, then each member
 /// puts its block at the sum of the counts before it. Returns the total bytes.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn collect(
     rt: &Runtime,
     g: &mut impl Group,
     routine: &'static str,
-    dest: usize,
-    src: usize,
-    nbytes: Option<usize>,
-    dest_cap: usize,
+    args: Collect,
 ) -> Result<usize> {
+    let Collect { dest, src, nbytes, dest_cap } = args;
     if let Some((team, groups)) = hierarchical(rt, g) {
         if hier::collect_is_hierarchical(&hier::Shape::of(groups)) {
             if let Some(nbytes) = nbytes {
                 check_own(rt, routine, src, nbytes)?;
             }
-            return hier::collect(rt, team, groups, routine, dest, src, nbytes, dest_cap);
+            return hier::collect(rt, team, groups, routine, args);
         }
     }
     let Staging { slot, base, len } = g.staging();
@@ -179,18 +172,13 @@ pub(super) fn collect(
 
 /// alltoalls: block `j` of this member's source goes to block `me` of member `j`'s
 /// destination (element strides `dst`, `sst`).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn alltoalls(
     rt: &Runtime,
     g: &mut impl Group,
     routine: &'static str,
-    dest: usize,
-    src: usize,
-    elem: usize,
-    dst: usize,
-    sst: usize,
-    nelems: usize,
+    args: Alltoalls,
 ) -> Result<()> {
+    let Alltoalls { dest, src, elem, dst, sst, nelems } = args;
     if dst == 1 && sst == 1 {
         if let Some((team, groups)) = hierarchical(rt, g) {
             let block = nelems

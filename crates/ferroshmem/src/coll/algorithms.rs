@@ -3,7 +3,10 @@
 //! `across`), and the helpers that `hier` and `across` share with them.
 #![allow(unsafe_code)]
 
-use super::{across, EagerBuf, Group, ReduceOp, EAGER_BYTES, REDUCE_SCATTER_BYTES, STAGED_BLOCK_BYTES};
+use super::{
+    across, Alltoalls, Broadcast, Collect, EagerBuf, Group, ReduceOp, EAGER_BYTES, REDUCE_SCATTER_BYTES,
+    STAGED_BLOCK_BYTES,
+};
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 use crate::team::checked::Signature;
@@ -45,43 +48,23 @@ fn sync_without_data(rt: &Runtime, g: &mut impl Group) -> Result<()> {
     Ok(())
 }
 
-/// Broadcast of `nbytes` from member `root`'s `src` to every member's `dest`. With
-/// `update_root` false (the deprecated forms), the root's `dest` is left alone.
-#[allow(clippy::too_many_arguments)]
-pub fn broadcast(
-    rt: &Runtime,
-    g: &mut impl Group,
-    routine: &'static str,
-    dest: usize,
-    src: usize,
-    nbytes: usize,
-    root: usize,
-    update_root: bool,
-) -> Result<()> {
+/// Broadcast (see [`Broadcast`]).
+pub fn broadcast(rt: &Runtime, g: &mut impl Group, routine: &'static str, args: Broadcast) -> Result<()> {
     let _call = rt.enter_call(routine, g.team());
-    broadcast_body(rt, g, routine, dest, src, nbytes, root, update_root)
+    broadcast_body(rt, g, routine, args)
 }
 
 /// The work of [`broadcast`], out of line: the public routine only publishes the call
 /// (hang reports) around it, and this code stays laid out as it was.
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn broadcast_body(
-    rt: &Runtime,
-    g: &mut impl Group,
-    routine: &'static str,
-    dest: usize,
-    src: usize,
-    nbytes: usize,
-    root: usize,
-    update_root: bool,
-) -> Result<()> {
+fn broadcast_body(rt: &Runtime, g: &mut impl Group, routine: &'static str, args: Broadcast) -> Result<()> {
+    let Broadcast { dest, src, nbytes, root, update_root } = args;
     g.check(rt, || Signature::new("shmem_broadcast", &[nbytes as i64, root as i64]))?;
     if root >= g.n() {
         return Err(Error::invalid(routine, "PE_root", format!("{root} not below team size {}", g.n())));
     }
     if g.spans_hosts(rt) {
-        return across::broadcast(rt, g, routine, dest, src, nbytes, root, update_root);
+        return across::broadcast(rt, g, routine, args);
     }
     if nbytes == 0 {
         return sync_without_data(rt, g);
@@ -177,40 +160,22 @@ fn fcollect_body(
     Ok(())
 }
 
-/// collect: like fcollect with a different byte count on each member; `dest_cap` bounds the
-/// total. Returns the total bytes. `nbytes` is `None` when this member's count is invalid
-/// (more than its source holds): it still takes part, so that every member fails with the same
-/// error instead of the others waiting for it.
-#[allow(clippy::too_many_arguments)]
-pub fn collect(
-    rt: &Runtime,
-    g: &mut impl Group,
-    routine: &'static str,
-    dest: usize,
-    src: usize,
-    nbytes: Option<usize>,
-    dest_cap: usize,
-) -> Result<usize> {
+/// collect: like fcollect with a different byte count on each member (see [`Collect`]).
+/// Returns the total bytes.
+pub fn collect(rt: &Runtime, g: &mut impl Group, routine: &'static str, args: Collect) -> Result<usize> {
     let _call = rt.enter_call(routine, g.team());
-    collect_body(rt, g, routine, dest, src, nbytes, dest_cap)
+    collect_body(rt, g, routine, args)
 }
 
 /// The work of [`collect`], out of line: the public routine only publishes the call
 /// (hang reports) around it, and this code stays laid out as it was.
 #[inline(never)]
-fn collect_body(
-    rt: &Runtime,
-    g: &mut impl Group,
-    routine: &'static str,
-    dest: usize,
-    src: usize,
-    nbytes: Option<usize>,
-    dest_cap: usize,
-) -> Result<usize> {
+fn collect_body(rt: &Runtime, g: &mut impl Group, routine: &'static str, args: Collect) -> Result<usize> {
     g.check(rt, || Signature::new("shmem_collect", &[]))?;
     if g.spans_hosts(rt) {
-        return across::collect(rt, g, routine, dest, src, nbytes, dest_cap);
+        return across::collect(rt, g, routine, args);
     }
+    let Collect { dest, src, nbytes, dest_cap } = args;
     let n = g.n();
     if let Some(nbytes) = nbytes {
         at(rt, routine, src, nbytes, rt.my_pe)?;
@@ -291,40 +256,17 @@ pub fn strided_extent(n: usize, nelems: usize, stride: usize, elem: usize) -> Op
     }
 }
 
-/// alltoalls: block `j` of member `i`'s `src` (`nelems` elements of `elem` bytes, stride `sst`
-/// elements, starting at element `j * nelems * sst`) goes to block `i` of member `j`'s `dest`
-/// (stride `dst`). alltoall is `dst = sst = 1`.
-#[allow(clippy::too_many_arguments)]
-pub fn alltoalls(
-    rt: &Runtime,
-    g: &mut impl Group,
-    routine: &'static str,
-    dest: usize,
-    src: usize,
-    elem: usize,
-    dst: usize,
-    sst: usize,
-    nelems: usize,
-) -> Result<()> {
+/// alltoalls (see [`Alltoalls`]).
+pub fn alltoalls(rt: &Runtime, g: &mut impl Group, routine: &'static str, args: Alltoalls) -> Result<()> {
     let _call = rt.enter_call(routine, g.team());
-    alltoalls_body(rt, g, routine, dest, src, elem, dst, sst, nelems)
+    alltoalls_body(rt, g, routine, args)
 }
 
 /// The work of [`alltoalls`], out of line: the public routine only publishes the call
 /// (hang reports) around it, and this code stays laid out as it was.
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn alltoalls_body(
-    rt: &Runtime,
-    g: &mut impl Group,
-    routine: &'static str,
-    dest: usize,
-    src: usize,
-    elem: usize,
-    dst: usize,
-    sst: usize,
-    nelems: usize,
-) -> Result<()> {
+fn alltoalls_body(rt: &Runtime, g: &mut impl Group, routine: &'static str, args: Alltoalls) -> Result<()> {
+    let Alltoalls { dest, src, elem, dst, sst, nelems } = args;
     g.check(rt, || Signature::new("shmem_alltoalls", &[elem as i64, dst as i64, sst as i64, nelems as i64]))?;
     let n = g.n();
     if nelems > 0 && (dst == 0 || sst == 0) {
@@ -344,7 +286,7 @@ fn alltoalls_body(
         return if nelems == 0 || elem == 0 {
             g.network_sync(rt, routine)
         } else {
-            across::alltoalls(rt, g, routine, dest, src, elem, dst, sst, nelems)
+            across::alltoalls(rt, g, routine, args)
         };
     }
     if nelems == 0 || elem == 0 {

@@ -198,11 +198,13 @@ impl Team<'_> {
             self.rt(),
             &mut g,
             R,
-            dest.as_ptr() as usize,
-            src.as_ptr() as usize,
-            bytes,
-            root,
-            true,
+            coll::Broadcast {
+                dest: dest.as_ptr() as usize,
+                src: src.as_ptr() as usize,
+                nbytes: bytes,
+                root,
+                update_root: true,
+            },
         )
     }
 
@@ -238,8 +240,17 @@ impl Team<'_> {
         let cap = bytes(R, "dest", dest.len(), std::mem::size_of::<T>())?;
         let _busy = self.inner().claim(R);
         let mut g = TeamGroup::new(self.inner());
-        let total =
-            coll::collect(self.rt(), &mut g, R, dest.as_ptr() as usize, src.as_ptr() as usize, mine, cap)?;
+        let total = coll::collect(
+            self.rt(),
+            &mut g,
+            R,
+            coll::Collect {
+                dest: dest.as_ptr() as usize,
+                src: src.as_ptr() as usize,
+                nbytes: mine,
+                dest_cap: cap,
+            },
+        )?;
         Ok(total / std::mem::size_of::<T>().max(1))
     }
 
@@ -286,17 +297,15 @@ impl Team<'_> {
             vec![size as i64, dst as i64, sst as i64, nelems as i64]
         })?;
         let mut g = TeamGroup::prechecked(self.inner());
-        coll::alltoalls(
-            self.rt(),
-            &mut g,
-            r,
-            dest.as_ptr() as usize,
-            src.as_ptr() as usize,
-            size,
+        let args = coll::Alltoalls {
+            dest: dest.as_ptr() as usize,
+            src: src.as_ptr() as usize,
+            elem: size,
             dst,
             sst,
             nelems,
-        )
+        };
+        coll::alltoalls(self.rt(), &mut g, r, args)
     }
 
     /// `shmem_OP_reduce`: `dest[k] = op over members of src[k]` for `k < nreduce`, on every

@@ -40,7 +40,8 @@
 //! rings, staging, exchanges, pushes); `active_set` the deprecated active set's pSync group
 //! ([`ActiveSet`]); `algorithms` the collectives written once over any group (broadcast,
 //! fcollect, collect, alltoall(s), reductions); `active` how an active set finds its team;
-//! `in_order` the entrants word of in-order alltoalls; `hier` and `across` the
+//! `in_order` the entrants word of in-order alltoalls; `args` the arguments of the collectives
+//! that take many; `hier` and `across` the
 //! collectives of teams across hosts; `api` the safe API's team
 //! collectives; `ops` the reduction operators.
 #![allow(unsafe_code)]
@@ -50,6 +51,7 @@ pub mod active;
 mod active_set;
 mod algorithms;
 pub mod api;
+mod args;
 mod group;
 pub(crate) mod hier;
 mod in_order;
@@ -67,6 +69,7 @@ pub use active_set::{ActiveSet, PSYNC_WORDS};
 pub(crate) use algorithms::checked_reduce_name;
 pub use algorithms::{alltoalls, broadcast, collect, fcollect, reduce, strided_extent};
 use algorithms::{at, collect_total, combine, copy, INVALID_COUNT};
+pub use args::{Alltoalls, Broadcast, Collect};
 pub use group::{
     EagerBuf, Group, Staging, EAGER_BYTES, EAGER_WORDS, HIER_STAGE_BYTES, REDUCE_SCATTER_BYTES,
     SHARED_STAGE_BYTES, STAGED_BLOCK_BYTES, STAGED_BROADCAST_BYTES, STAGE_HALF, STAGE_RING, STAGE_RING_BYTES,

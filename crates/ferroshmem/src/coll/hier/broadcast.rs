@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use super::plan::{self, BroadcastForm, Shape, RING_ENTRY_BYTES};
 use super::wide;
 use super::*;
+use crate::coll::Broadcast;
 
 /// Entries of the rings of small broadcasts (see [`broadcast_ring`]). Eight, with a credit
 /// every four broadcasts: across 4 simulated hosts x 2 PEs an 8-byte broadcast took 36 us
@@ -39,25 +40,20 @@ const _: () = assert!(LOCAL_RING + RING_ENTRIES * RING_ENTRY_BYTES <= crate::job
 /// host's leader says that it entered (its destination is free); the sending leader puts the
 /// root's source into each entered leader's destination and raises its flag there; the members
 /// of that host copy from their leader's destination once the flag is up.
-#[allow(clippy::too_many_arguments)]
 pub(in crate::coll) fn broadcast(
     rt: &Runtime,
     team: &TeamInner,
     groups: &HostGroups,
     routine: &'static str,
-    dest: usize,
-    src: usize,
-    nbytes: usize,
-    root: usize,
-    update_root: bool,
+    args: Broadcast,
 ) -> Result<()> {
+    let Broadcast { dest, src, nbytes, root, update_root } = args;
     check_own(rt, routine, dest, nbytes)?;
     check_own(rt, routine, src, nbytes)?;
     if nbytes == 0 {
         team.sync_unchecked(rt);
         return Ok(());
     }
-    let args = Broadcast { dest, src, nbytes, root, update_root };
     let wide = match plan::broadcast(&Shape::of(groups), nbytes, ring_enabled()) {
         BroadcastForm::Ring => return broadcast_ring(rt, team, groups, routine, args),
         BroadcastForm::Staged => return broadcast_staged(rt, team, groups, routine, args),
@@ -124,16 +120,6 @@ pub(in crate::coll) fn broadcast(
         op.done(root_pe);
     }
     Ok(())
-}
-
-/// A broadcast's arguments, as every member passes them to [`broadcast`].
-#[derive(Debug, Clone, Copy)]
-struct Broadcast {
-    dest: usize,
-    src: usize,
-    nbytes: usize,
-    root: usize,
-    update_root: bool,
 }
 
 /// Whether small broadcasts take the rings (`FSH_HIER_BROADCAST_RING=0`: the staged exchanges

@@ -16,24 +16,21 @@ use std::sync::atomic::Ordering;
 
 use super::plan::{self, Shape, COUNTS_AT};
 use super::{wide, Op};
-use crate::coll::{at, collect_total, copy, INVALID_COUNT, W_WORD};
+use crate::coll::{at, collect_total, copy, Collect, INVALID_COUNT, W_WORD};
 use crate::error::Result;
 use crate::runtime::Runtime;
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
 
 /// collect on a team across hosts where `plan::collect_is_hierarchical`: returns the total bytes.
-#[allow(clippy::too_many_arguments)]
 pub(in crate::coll) fn collect(
     rt: &Runtime,
     team: &TeamInner,
     groups: &HostGroups,
     routine: &'static str,
-    dest: usize,
-    src: usize,
-    nbytes: Option<usize>,
-    dest_cap: usize,
+    args: Collect,
 ) -> Result<usize> {
+    let Collect { dest, src, nbytes, dest_cap } = args;
     let n = team.n_pes();
     let counts = gather_counts(rt, team, groups, routine, nbytes.map_or(INVALID_COUNT, |b| b as u64));
     // Every member computes the same total from the same counts: all fail together.
