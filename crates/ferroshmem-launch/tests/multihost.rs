@@ -20,6 +20,8 @@
 //! name contains TEXT (while working on them).
 
 mod common;
+#[path = "multihost/plain_mpirun.rs"]
+mod plain_mpirun;
 #[path = "multihost/signals.rs"]
 mod signals;
 

@@ -181,6 +181,7 @@ pub(super) const SIGNAL_TESTS: &[(&str, HostsTest)] = &[
     ("hang report on SIGUSR1 to oshrun, a host stopped", a_stopped_host_is_named),
     ("hang report on Ctrl-C at a terminal, and typed input", at_a_terminal),
     ("a host whose network is cut ends the job", a_cut_host_ends_the_job),
+    ("faults under mpirun started directly", super::plain_mpirun::faults_under_plain_mpirun),
 ];
 
 /// The peer watch's limit in [`a_cut_host_ends_the_job`] (`SHMEMX_PEER_TIMEOUT_MS`).
@@ -449,7 +450,7 @@ fn at_a_terminal(hosts: &Hosts) -> Result<(), String> {
 /// No process of the run's jobs left, in the hosts or outside them (`check-clean.sh
 /// --processes`). The last exits of a job's daemons may trail oshrun's by a moment: looks
 /// again for up to 10 s.
-fn no_process_left() -> Result<(), String> {
+pub(super) fn no_process_left() -> Result<(), String> {
     let runid = std::env::var("FSH_RUNID").map_err(|e| e.to_string())?;
     let script = common::repo_root().join("tests/multihost/check-clean.sh");
     let deadline = Instant::now() + Duration::from_secs(10);
