@@ -8,7 +8,7 @@ Usage: tools/module-deps.py [--write-allowed]   (run from the repository root)
 """
 import os, re, sys
 
-SRC = "crates/ferroshmem/src"
+SRC = "crates/ferroshmem-core/src"
 ALLOWED = "tools/module-deps.allowed"
 
 def top_module(path):

@@ -170,11 +170,11 @@ fn one_write_wakes_every_sleeping_pe() {
                 }
                 flag.atomic_set(0, 0, 1).unwrap();
             } else {
-                let before = ferroshmem::wait::sleep_stats();
+                let before = ferroshmem_core::wait::sleep_stats();
                 // Waits on PE 0's word: long enough that the wait goes to sleep.
                 let ready = || flag.atomic_fetch(0, 0).unwrap() == 1;
                 s.wait_on(0, ready).unwrap();
-                let after = ferroshmem::wait::sleep_stats();
+                let after = ferroshmem_core::wait::sleep_stats();
                 assert_eq!(
                     after.1, before.1,
                     "a sleep ended by timeout instead of the wake: {before:?} -> {after:?}"

@@ -1,8 +1,8 @@
-//! Issue 27 (5): `ferroshmem::launch` hands out the job file's descriptor and a mapping of its
+//! Issue 27 (5): `ferroshmem_core::launch` hands out the job file's descriptor and a mapping of its
 //! header; truncating the file through the descriptor made a read through the header a bus
 //! error, from safe code. The file is sealed against shrinking, so the truncation fails.
 
-use ferroshmem::launch::{JobFile, Layout};
+use ferroshmem_core::launch::{JobFile, Layout};
 
 #[test]
 fn truncating_the_job_file_fails_and_the_header_still_reads() {

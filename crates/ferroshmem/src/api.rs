@@ -167,8 +167,9 @@ impl Shmem {
     pub fn alloc<T: Symmetric>(&self, len: usize) -> Result<SymSlice<'_, T>> {
         const R: &str = "Shmem::alloc";
         let _busy = self.rt.teams.world.claim(R);
-        let inputs = [crate::coll::api::ALLOC, std::mem::size_of::<T>() as u64, len as u64];
-        let bytes = match crate::coll::api::local_checks(self.rt.n_pes, &inputs) {
+        let inputs =
+            [ferroshmem_core::coll::local_checks::ALLOC, std::mem::size_of::<T>() as u64, len as u64];
+        let bytes = match ferroshmem_core::coll::local_checks::local_checks(self.rt.n_pes, &inputs) {
             Ok(bytes) => bytes,
             Err(e) if self.rt.checked => {
                 let failed = crate::team::checked::Signature::failed(R, &inputs);
@@ -190,7 +191,7 @@ impl Shmem {
     #[doc(hidden)]
     pub fn sleepers_on(&self, pe: usize) -> Result<u32> {
         let pe = self.rt.check_pe("Shmem::sleepers_on", pe as i64)?;
-        Ok(self.rt.ctrl.pe(pe).sleepers.load(std::sync::atomic::Ordering::SeqCst))
+        Ok(self.rt.sleepers_on(pe))
     }
 
     /// Test hook (hidden): waits as the runtime waits (spin, yield, then sleep on the doorbell
@@ -579,9 +580,7 @@ impl<T: Symmetric> SymSlice<'_, T> {
         self.put_as(R, pe, offset, src)?;
         if let Target::Net { .. } = signal_target {
             // The network does not order a put before a later atomic by itself.
-            if let Err(e) = rma::net(self.rt).fence() {
-                crate::runtime::fatal(&e);
-            }
+            self.rt.fence();
         }
         let op = match op {
             SignalOp::Set => AmoOp::Set(value),

@@ -28,7 +28,7 @@ use mpirun::run_with_mpirun;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use ferroshmem::launch::{self as job, HeaderView, JobFile, JobStates, Layout};
+use ferroshmem_core::launch::{self as job, HeaderView, JobFile, JobStates, Layout};
 
 const USAGE: &str =
     "usage: oshrun -n N [--bind-to auto|core|none] [--host LIST | --hostfile FILE] [--] program [args...]

@@ -119,7 +119,7 @@ impl Live {
             self.wait_for("PE 0's report", |_, err| {
                 common::report_blocks(err, common::OSHRUN_USR1)
                     .iter()
-                    .filter(|r| r.contains(ferroshmem::launch::REPORT_END))
+                    .filter(|r| r.contains(ferroshmem_core::launch::REPORT_END))
                     .count()
                     >= n
             })?;
@@ -246,7 +246,7 @@ fn sigusr1_on_a_healthy_job(hosts: &Hosts) -> Result<(), String> {
             n - 1
         ),
         "    not arrived: PE 0: computing outside the library for ".to_string(),
-        format!("{}{n} PEs on {n_hosts} hosts\n", ferroshmem::launch::REPORT_END),
+        format!("{}{n} PEs on {n_hosts} hosts\n", ferroshmem_core::launch::REPORT_END),
     ] {
         if !report.contains(&want) {
             return Err(format!("the report lacks {want:?}:\n{report}"));
@@ -316,7 +316,7 @@ fn sigint_reports_then_ends_the_job(hosts: &Hosts) -> Result<(), String> {
         "  PE 0: in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2, waiting for ".to_string(),
         format!("  PE {}: in shmem_barrier_all on SHMEM_TEAM_WORLD, call 2, waiting for ", last - 1),
         format!("    not arrived: PE {last}: computing outside the library for "),
-        ferroshmem::launch::REPORT_END.to_string(),
+        ferroshmem_core::launch::REPORT_END.to_string(),
     ] {
         if !report.contains(&want) {
             return Err(format!("the report lacks {want:?}:\n{report}"));
@@ -438,7 +438,7 @@ fn at_a_terminal(hosts: &Hosts) -> Result<(), String> {
         .unwrap_or_default();
     for want in [
         format!("  PE {last}: computing outside the library for "),
-        format!("{}{n} PEs on ", ferroshmem::launch::REPORT_END),
+        format!("{}{n} PEs on ", ferroshmem_core::launch::REPORT_END),
     ] {
         if !report.contains(&want) {
             return Err(format!("the report lacks {want:?}:\n{out}"));

@@ -34,98 +34,12 @@
 //! (which have the same length on every PE) always fail alike.
 
 use crate::api::{SymSlice, Symmetric, Team};
-use crate::coll::{self, checked_reduce_name, strided_extent, ReduceOp, TeamGroup};
-use crate::error::{Error, Result};
+use crate::coll::{self, checked_reduce_name, ReduceOp, TeamGroup};
+use crate::error::Result;
 use crate::team::checked::{self, Signature};
-
-// The first word of the inputs of [`local_checks`]: which call's checks. The other words:
-// element size, count, length of dest, length of source, then (alltoalls) the two strides.
-const BROADCAST: u64 = 1;
-const FCOLLECT: u64 = 2;
-const ALLTOALL: u64 = 3;
-const ALLTOALLS: u64 = 4;
-const REDUCE: u64 = 5;
-/// `Shmem::alloc`: element size, count.
-pub(crate) const ALLOC: u64 = 6;
-
-/// Checks that a slice of length `len` (the argument `slice`) holds `need` elements, computed
-/// from the argument `count` (`None`: the computation overflowed, which is the count's fault);
-/// `counts` describes how `need` was computed.
-fn check_len(
-    routine: &'static str,
-    (slice, count): (&'static str, &'static str),
-    len: usize,
-    need: Option<usize>,
-    counts: impl FnOnce() -> String,
-) -> Result<()> {
-    match need {
-        Some(need) if need <= len => Ok(()),
-        Some(need) => Err(Error::invalid(
-            routine,
-            slice,
-            format!("{need} elements needed ({}), {len} available", counts()),
-        )),
-        None => Err(Error::invalid(routine, count, format!("{} overflow", counts()))),
-    }
-}
-
-/// Bytes of `n` elements of `size` bytes.
-fn bytes(routine: &'static str, what: &'static str, n: usize, size: usize) -> Result<usize> {
-    n.checked_mul(size).ok_or_else(|| Error::invalid(routine, what, format!("{n} elements overflow")))
-}
-
-/// The local argument checks of a safe-API call on a team of `n` PEs, from `inputs` (see the
-/// constants above); the byte count the call moves (0 where it does not need one). Pure, so
-/// that in checked mode every PE can repeat a failed PE's checks on its published inputs.
-pub(crate) fn local_checks(n: usize, inputs: &[u64]) -> Result<usize> {
-    let at = |k: usize| inputs.get(k).map_or(0, |&v| v as usize);
-    let (size, count, dest, src) = (at(1), at(2), at(3), at(4));
-    match inputs.first().copied().unwrap_or(0) {
-        BROADCAST => {
-            const R: &str = "Team::broadcast";
-            let what = || format!("nelems {count}");
-            check_len(R, ("dest", "nelems"), dest, Some(count), what)?;
-            check_len(R, ("source", "nelems"), src, Some(count), what)?;
-            bytes(R, "nelems", count, size)
-        }
-        FCOLLECT => {
-            const R: &str = "Team::fcollect";
-            check_len(R, ("dest", "nelems"), dest, count.checked_mul(n), || {
-                format!("nelems {count} times {n} PEs")
-            })?;
-            check_len(R, ("source", "nelems"), src, Some(count), || format!("nelems {count}"))?;
-            bytes(R, "nelems", count, size)
-        }
-        kind @ (ALLTOALL | ALLTOALLS) => {
-            let r = if kind == ALLTOALL { "Team::alltoall" } else { "Team::alltoalls" };
-            let (dst, sst) = (at(5), at(6));
-            if count > 0 && (dst == 0 || sst == 0) {
-                return Err(Error::invalid(r, "dst/sst", "strides must be positive"));
-            }
-            let total = n.checked_mul(count).ok_or_else(|| {
-                Error::invalid(r, "nelems", format!("{count} elements times {n} PEs overflow"))
-            })?;
-            let extent = |stride: usize, name: &'static str| {
-                strided_extent(n, count, stride, 1).ok_or_else(|| {
-                    Error::invalid(r, name, format!("{total} elements at stride {stride} overflow"))
-                })
-            };
-            let what = |stride: usize| move || format!("{total} elements at stride {stride}");
-            check_len(r, ("dest", "dst"), dest, Some(extent(dst, "dst")?), what(dst))?;
-            check_len(r, ("source", "sst"), src, Some(extent(sst, "sst")?), what(sst))?;
-            Ok(0)
-        }
-        REDUCE => {
-            const R: &str = "Team::reduce";
-            let what = || format!("nreduce {count}");
-            check_len(R, ("dest", "nreduce"), dest, Some(count), what)?;
-            check_len(R, ("source", "nreduce"), src, Some(count), what)?;
-            Ok(0)
-        }
-        ALLOC => bytes("Shmem::alloc", "len", count, size),
-        kind => Err(Error::invalid("checked mode", "inputs", format!("unknown local checks {kind}"))),
-    }
-}
+use ferroshmem_core::coll::local_checks::{
+    bytes, local_checks, ALLTOALL, ALLTOALLS, BROADCAST, FCOLLECT, REDUCE,
+};
 
 /// The inputs of [`local_checks`] for a call of `kind` on `dest` and `src`, `count` elements.
 fn inputs<T: Symmetric>(kind: u64, count: usize, dest: &SymSlice<'_, T>, src: &SymSlice<'_, T>) -> [u64; 7] {

@@ -290,7 +290,7 @@ impl Mpirun {
                      killing it (the other hosts' daemons end their PEs)",
                     LOST_PEER_END_WAIT.as_secs()
                 );
-                self.status.get_or_insert(ferroshmem::runtime::ERROR_EXIT_STATUS);
+                self.status.get_or_insert(ferroshmem_core::runtime::ERROR_EXIT_STATUS);
                 self.stage = Stage::Ending { since: Instant::now(), killed: true };
                 self.signal(libc::SIGKILL);
             }

@@ -79,8 +79,3 @@ macro_rules! float_ops {
     )*};
 }
 float_ops!(f32, f64);
-
-// SAFETY: two plain floats, every bit pattern valid.
-unsafe impl crate::api::Symmetric for Complex<f32> {}
-// SAFETY: as above.
-unsafe impl crate::api::Symmetric for Complex<f64> {}

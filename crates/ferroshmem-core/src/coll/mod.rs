@@ -50,11 +50,11 @@ mod across;
 pub mod active;
 mod active_set;
 mod algorithms;
-pub mod api;
 mod args;
 mod group;
 pub(crate) mod hier;
 mod in_order;
+pub mod local_checks;
 pub mod ops;
 mod team_group;
 mod tree;
@@ -66,7 +66,7 @@ pub(crate) use crate::team::slot_layout::{
     W_STAGE_LAST, W_WORD,
 };
 pub use active_set::{ActiveSet, PSYNC_WORDS};
-pub(crate) use algorithms::checked_reduce_name;
+pub use algorithms::checked_reduce_name;
 pub use algorithms::{alltoalls, broadcast, collect, fcollect, reduce, strided_extent};
 use algorithms::{at, collect_total, combine, copy, INVALID_COUNT};
 pub use args::{Alltoalls, Broadcast, Collect};

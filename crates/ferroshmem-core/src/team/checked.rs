@@ -287,7 +287,7 @@ fn failed_checks(team: &TeamInner, calls: &[(Signature, Vec<usize>)]) -> Error {
     let others: Vec<usize> = failed[1..].iter().map(|&(i, _)| i).collect();
     let also = if others.is_empty() { String::new() } else { format!("; {} failed too", ranges(&others)) };
     let routine = ROUTINES[calls[0].0.routine];
-    match crate::coll::api::local_checks(team.n_pes(), inputs) {
+    match crate::coll::local_checks::local_checks(team.n_pes(), inputs) {
         Err(Error::InvalidArgument { routine, argument, reason }) => Error::InvalidArgument {
             routine,
             argument,

@@ -210,7 +210,7 @@ impl TeamInner {
     /// `Team` per call of `Shmem::team_world` (and `Shmem`'s own barriers and allocations run
     /// on the world team), and a creation in flight uses its parent: a second operation while
     /// one is under way panics, naming both, rather than break the protocol.
-    pub(crate) fn claim(self: &Arc<Self>, routine: &'static str) -> Claim {
+    pub fn claim(self: &Arc<Self>, routine: &'static str) -> Claim {
         if self.busy.swap(true, Ordering::Acquire) {
             panic!(
                 "{routine} on {}: another operation on this team is under way (a collective in \
@@ -336,7 +336,7 @@ impl TeamInner {
 
 /// A team marked busy by [`TeamInner::claim`], until dropped.
 #[derive(Debug)]
-pub(crate) struct Claim(Arc<TeamInner>);
+pub struct Claim(Arc<TeamInner>);
 
 impl Drop for Claim {
     fn drop(&mut self) {
@@ -537,10 +537,10 @@ impl Teams {
     /// (issue 13: this returned a `&'static TeamInner` that dangled once the team was dropped):
     ///
     /// ```compile_fail,E0308
-    /// use ferroshmem::team::{TeamHandle, TeamInner};
+    /// use ferroshmem_core::team::{TeamHandle, TeamInner};
     /// fn keep(h: TeamHandle) -> &'static TeamInner {
     ///     // SAFETY: none needed; this must not compile.
-    ///     let rt = unsafe { ferroshmem::runtime::runtime("keep") }.unwrap();
+    ///     let rt = unsafe { ferroshmem_core::runtime::runtime("keep") }.unwrap();
     ///     rt.teams.get(h).unwrap()
     /// }
     /// ```

@@ -54,7 +54,7 @@ impl Runtime {
     /// exit, with the process's exit `status`); nothing when leaving through a global exit,
     /// whose other PEs are being stopped anyway. A PE that exits with a failure status without
     /// finalizing (it returned early from `main`) may have peers that never reach their
-    /// finalize: its closing fence across hosts gives up after [`FAILED_EXIT_FENCE`].
+    /// finalize: its closing fence across hosts gives up after `FAILED_EXIT_FENCE`.
     pub fn finalize_at_exit(&self, status: i32) {
         if !self.exiting.load(Ordering::SeqCst) && !self.finalized.load(Ordering::SeqCst) {
             self.finalize_within((status != 0).then_some(FAILED_EXIT_FENCE));

@@ -6,6 +6,11 @@ use crate::error::{Error, Result};
 use crate::net::Region;
 
 impl Runtime {
+    /// How many waiting PEs sleep on the doorbell of PE `pe` (of this host) now: a test hook.
+    pub fn sleepers_on(&self, pe: usize) -> u32 {
+        self.ctrl.pe(pe).sleepers.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Checks a PE number against the world.
     #[inline]
     pub fn check_pe(&self, routine: &'static str, pe: i64) -> Result<usize> {

@@ -501,7 +501,7 @@ const MAX_REDUCE_ALIGN: usize = 4096;
 
 /// The routine under which checked mode compares a reduction with operation `op` (`O::NAME`):
 /// one per operation, so a sum on one PE against a max on another is a mismatch.
-pub(crate) fn checked_reduce_name(op: &str) -> &'static str {
+pub fn checked_reduce_name(op: &str) -> &'static str {
     match op {
         "and" => "shmem_and_reduce",
         "or" => "shmem_or_reduce",

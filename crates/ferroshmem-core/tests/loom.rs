@@ -2,7 +2,7 @@
 //! normal test command. They need the crate built with `--cfg loom` (its atomics, yields and
 //! futex then come from loom: `src/sync_prims.rs`), which a test target cannot ask for, so this
 //! test runs
-//! `RUSTFLAGS="--cfg loom" cargo test -p ferroshmem --release --lib loom`
+//! `RUSTFLAGS="--cfg loom" cargo test -p ferroshmem-core --release --lib loom`
 //! itself, in a target directory of its own (`target/loom`, so that the loom build and the
 //! normal one do not invalidate each other), and fails with its output if a model fails.
 //! The first run builds the crate and loom in release mode (about a minute on two cores);
@@ -36,7 +36,7 @@ fn loom_models_of_the_wait_protocol() {
         .map(|d| format!("{d}/loom"))
         .unwrap_or_else(|_| format!("{manifest_dir}/../../target/loom"));
     let mut cmd = Command::new(cargo);
-    cmd.args(["test", "-p", "ferroshmem", "--release", "--lib", "--manifest-path"])
+    cmd.args(["test", "-p", "ferroshmem-core", "--release", "--lib", "--manifest-path"])
         .arg(format!("{manifest_dir}/Cargo.toml"))
         .args(["loom", "--", "--test-threads=2"])
         .env("CARGO_TARGET_DIR", &target)

@@ -157,7 +157,7 @@ pub(crate) fn running() -> Option<&'static Runtime> {
 }
 
 /// Starts the runtime (collective over all PEs), or returns the one already running.
-pub(crate) fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
+pub fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
     let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let existing = RUNTIME.load(Ordering::Acquire);
     if !existing.is_null() {
