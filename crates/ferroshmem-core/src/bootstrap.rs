@@ -17,6 +17,7 @@ use std::os::fd::{AsRawFd, IntoRawFd};
 
 use crate::error::{Error, Result};
 use crate::job::{self, JobFile, Layout};
+use crate::settings::{self, Agreed};
 use crate::topology::Topology;
 
 pub(crate) use ferroshmem_wire::pmix::Pmix;
@@ -36,6 +37,8 @@ pub(crate) struct Attached {
 const JOB_FILE_KEY: &str = "ferroshmem.jobfile";
 /// PMIx key under which every PE publishes its node id.
 const NODE_KEY: &str = "ferroshmem.node";
+/// PMIx key under which PE 0 publishes the job's agreed settings (`crate::settings`).
+const SETTINGS_KEY: &str = "ferroshmem.settings";
 
 fn env_usize(name: &str) -> Result<Option<usize>> {
     match std::env::var(name) {
@@ -56,11 +59,14 @@ fn requested_layout(n_pes: usize) -> Result<Layout> {
 /// Attaches to the job this process was started in.
 pub(crate) fn attach() -> Result<Attached> {
     if let Ok(fd_text) = std::env::var(job::ENV_JOB_FD) {
+        // oshrun starts every PE with its own environment: the same settings everywhere.
+        settings::agree(Agreed::from_env());
         return attach_oshrun(&fd_text);
     }
     if Pmix::launched_by_pmix() {
         return attach_pmix();
     }
+    settings::agree(Agreed::from_env());
     refuse_other_launchers()?;
     let file = JobFile::create(requested_layout(1)?)?;
     rustix::io::fcntl_setfd(file.fd(), rustix::io::FdFlags::CLOEXEC)
@@ -145,12 +151,21 @@ fn attach_pmix() -> Result<Attached> {
     note.extend_from_slice(&local.to_le_bytes());
     note.extend_from_slice(rustix::system::uname().nodename().to_bytes());
     pmix.put_bytes(NODE_KEY, &note).map_err(|e| pmix_error("put", e))?;
+    if my_pe == 0 {
+        // PE 0's settings are the job's (`crate::settings`): published with the notes.
+        pmix.put_bytes(SETTINGS_KEY, &Agreed::from_env().encode()).map_err(|e| pmix_error("put", e))?;
+    }
     let mut created = None;
     if local == 0 {
         created = Some(create_job_file(&pmix, n_pes)?);
     }
     pmix.commit().map_err(|e| pmix_error("commit", e))?;
     pmix.fence_collect().map_err(|e| pmix_error("fence", e))?;
+    let published = pmix.get_bytes(0, SETTINGS_KEY).map_err(|e| pmix_error("settings of PE 0", e))?;
+    settings::agree(
+        Agreed::decode(&published)
+            .ok_or_else(|| Error::bootstrap("PE 0 published settings this build cannot read"))?,
+    );
     let word =
         |b: &[u8], at: usize| b.get(at..at + 4).and_then(|w| w.try_into().ok()).map(u32::from_le_bytes);
     let notes = (0..n_pes)

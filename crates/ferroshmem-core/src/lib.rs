@@ -63,6 +63,7 @@ pub(crate) mod ctrl;
 pub(crate) mod heap;
 pub(crate) mod job;
 pub(crate) mod net;
+pub(crate) mod settings;
 pub(crate) mod static_data;
 pub(crate) mod sync_prims;
 pub(crate) mod topology;

@@ -6,14 +6,10 @@
 
 use std::sync::atomic::Ordering;
 
-/// Environment variable: `FSH_ALLTOALL_IN_ORDER=0` turns in-order alltoalls off (for A/B
-/// measurements; every PE must see the same value).
-pub(crate) const ENV_IN_ORDER: &str = "FSH_ALLTOALL_IN_ORDER";
-
-/// Whether in-order alltoalls are on (see [`ENV_IN_ORDER`]).
+/// Whether in-order alltoalls are on (`FSH_ALLTOALL_IN_ORDER=0` turns them off for A/B
+/// measurements: one of the job's agreed settings, `crate::settings`).
 pub(crate) fn enabled() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var(ENV_IN_ORDER).map_or(true, |v| v != "0"))
+    crate::settings::agreed().alltoall_in_order
 }
 
 /// A 64-bit atomic word: std's in the runtime, loom's in the model.

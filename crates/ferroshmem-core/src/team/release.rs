@@ -31,10 +31,6 @@ use crate::team::TeamInner;
 /// sends one signal to each other member, so beyond this a sync (logarithmic) costs less.
 pub const SIGNAL_MAX_PES: usize = 256;
 
-/// Environment variable: `FSH_DESTROY_SYNC=1` makes every destroy synchronise (for A/B
-/// measurements of the two forms; every PE must see the same value).
-pub const ENV_DESTROY_SYNC: &str = "FSH_DESTROY_SYNC";
-
 /// Whether destroying `team` signals its members instead of synchronising them (the same
 /// answer on every member).
 pub fn signals(rt: &Runtime, team: &TeamInner) -> bool {
@@ -62,10 +58,10 @@ pub fn defers(rt: &Runtime, pes: &crate::team::PeSet) -> bool {
     rt.net().is_some() && !rt.checked && !destroy_syncs() && rt.spans_hosts(pes.size(), |i| pes.world_pe(i))
 }
 
-/// `FSH_DESTROY_SYNC=1` (see [`ENV_DESTROY_SYNC`]).
+/// `FSH_DESTROY_SYNC=1`: every destroy synchronises (for A/B measurements of the two forms;
+/// one of the job's agreed settings, `crate::settings`).
 fn destroy_syncs() -> bool {
-    static SYNC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SYNC.get_or_init(|| std::env::var(ENV_DESTROY_SYNC).is_ok_and(|v| v == "1"))
+    crate::settings::agreed().destroy_sync
 }
 
 /// Tells every other member of `team` that this PE is done with it (after everything this PE

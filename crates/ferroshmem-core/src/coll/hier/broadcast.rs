@@ -123,10 +123,10 @@ pub(in crate::coll) fn broadcast(
 }
 
 /// Whether small broadcasts take the rings (`FSH_HIER_BROADCAST_RING=0`: the staged exchanges
-/// instead, for measuring one against the other).
+/// instead, for measuring one against the other; one of the job's agreed settings,
+/// `crate::settings`).
 fn ring_enabled() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("FSH_HIER_BROADCAST_RING").map_or(true, |v| v != "0"))
+    crate::settings::agreed().broadcast_ring
 }
 
 /// What a PE knows of its team's rings of small broadcasts ([`broadcast_ring`]); every

@@ -69,12 +69,10 @@ pub(crate) struct Shape {
 }
 
 impl Shape {
-    /// The shape of a team of these host groups, with this process's settings.
+    /// The shape of a team of these host groups, with the job's agreed settings
+    /// (`crate::settings`: `FSH_HIER_TREES_FROM`).
     pub(crate) fn of(groups: &HostGroups) -> Shape {
-        static FROM: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-        let trees_from = *FROM.get_or_init(|| {
-            std::env::var("FSH_HIER_TREES_FROM").ok().and_then(|v| v.parse::<usize>().ok()).map(|v| v.max(2))
-        });
+        let trees_from = crate::settings::agreed().trees_from;
         let hosts = groups.len();
         let widest = (0..hosts).map(|g| groups.members(g).len()).max().unwrap_or(1);
         let members = (0..hosts).map(|g| groups.members(g).len()).sum();
