@@ -1,5 +1,6 @@
-//! The settings that choose an algorithm and so must be equal on every PE, or the PEs of a
-//! collective would take different forms of it and wait for each other for ever (issue 30):
+//! The settings that choose an algorithm, or checked mode, and so must be equal on every PE,
+//! or the PEs of a collective would take different forms of it and wait for each other for
+//! ever (issue 30):
 //! read once per job from **PE 0's** environment. Under a PMIx launcher PE 0 publishes them
 //! before the first fence of start-up and every PE takes them from there (`bootstrap`), so a
 //! variable set only where `mpirun` runs, or differently per host, cannot split the job; under
@@ -9,7 +10,8 @@
 //! `FSH_HIER_TREES_FROM` (leaders' trees from this many hosts on), `FSH_HIER_BROADCAST_RING=0`
 //! (small broadcasts across hosts by staged exchanges, not rings), `FSH_ALLTOALL_IN_ORDER=0`
 //! (no in-order alltoalls on one host), `FSH_DESTROY_SYNC=1` (a team destroyed across hosts
-//! syncs instead of deferring its slot).
+//! syncs instead of deferring its slot); and checked mode (`SHMEMX_CHECK_COLLECTIVES=1` or
+//! `SHMEM_DEBUG=1`, whose messages stay each PE's own), in which every team call agrees.
 
 use std::sync::OnceLock;
 
@@ -25,6 +27,8 @@ pub(crate) struct Agreed {
     pub alltoall_in_order: bool,
     /// Team destroys across hosts sync.
     pub destroy_sync: bool,
+    /// Checked mode: collective calls are compared across PEs.
+    pub checked: bool,
 }
 
 /// Environment variable: see the module's text.
@@ -35,9 +39,13 @@ pub(crate) const ENV_BROADCAST_RING: &str = "FSH_HIER_BROADCAST_RING";
 pub(crate) const ENV_IN_ORDER: &str = "FSH_ALLTOALL_IN_ORDER";
 /// Environment variable: see the module's text.
 pub(crate) const ENV_DESTROY_SYNC: &str = "FSH_DESTROY_SYNC";
+/// Environment variable: checked mode (see the module's text).
+pub(crate) const ENV_CHECKED: &str = "SHMEMX_CHECK_COLLECTIVES";
+/// Environment variable: the specification's debug mode, which turns checked mode on too.
+pub(crate) const ENV_DEBUG: &str = "SHMEM_DEBUG";
 
 /// Words of [`Agreed::encode`].
-const WORDS: usize = 4;
+const WORDS: usize = 5;
 
 static AGREED: OnceLock<Agreed> = OnceLock::new();
 
@@ -49,6 +57,9 @@ impl Agreed {
             broadcast_ring: var(ENV_BROADCAST_RING).is_none_or(|v| v.trim() != "0"),
             alltoall_in_order: var(ENV_IN_ORDER).is_none_or(|v| v.trim() != "0"),
             destroy_sync: var(ENV_DESTROY_SYNC).is_some_and(|v| v.trim() == "1"),
+            checked: [ENV_DEBUG, ENV_CHECKED]
+                .iter()
+                .any(|k| var(k).is_some_and(|v| !v.is_empty() && v != "0")),
         }
     }
 
@@ -64,6 +75,7 @@ impl Agreed {
             self.broadcast_ring as u64,
             self.alltoall_in_order as u64,
             self.destroy_sync as u64,
+            self.checked as u64,
         ];
         words.iter().flat_map(|w| w.to_le_bytes()).collect()
     }
@@ -84,6 +96,7 @@ impl Agreed {
             broadcast_ring: flag(1)?,
             alltoall_in_order: flag(2)?,
             destroy_sync: flag(3)?,
+            checked: flag(4)?,
         })
     }
 }
@@ -109,7 +122,13 @@ mod tests {
         let none = Agreed::from(|_| None);
         assert_eq!(
             none,
-            Agreed { trees_from: None, broadcast_ring: true, alltoall_in_order: true, destroy_sync: false }
+            Agreed {
+                trees_from: None,
+                broadcast_ring: true,
+                alltoall_in_order: true,
+                destroy_sync: false,
+                checked: false
+            }
         );
         let set = Agreed::from(|k| {
             Some(
@@ -127,7 +146,8 @@ mod tests {
                 trees_from: Some(2),
                 broadcast_ring: false,
                 alltoall_in_order: false,
-                destroy_sync: true
+                destroy_sync: true,
+                checked: true
             }
         );
     }
@@ -141,11 +161,12 @@ mod tests {
                 broadcast_ring: false,
                 alltoall_in_order: true,
                 destroy_sync: true,
+                checked: true,
             },
         ] {
             assert_eq!(Agreed::decode(&a.encode()), Some(a));
         }
-        assert_eq!(Agreed::decode(&[0; 31]), None);
-        assert_eq!(Agreed::decode(&[2; 32]), None);
+        assert_eq!(Agreed::decode(&[0; 39]), None);
+        assert_eq!(Agreed::decode(&[2; 40]), None);
     }
 }

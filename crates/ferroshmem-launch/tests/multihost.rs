@@ -210,9 +210,10 @@ const CASES: &[Case] = &[
     Case { env: &[("SHMEMX_TEAM_SLOTS", "40")], ..case("tests/c/team_destroy_deferred.c") },
     case("tests/c/team_init.c"),
     Case { at_scale: true, ..case("tests/c/team_split_color.c") },
-    // The settings that choose an algorithm are PE 0's: only PE 0 keeps FSH_HIER_TREES_FROM.
+    // The settings that choose an algorithm, and checked mode, are PE 0's: only PE 0 keeps
+    // FSH_HIER_TREES_FROM and SHMEMX_CHECK_COLLECTIVES.
     Case {
-        env: &[("FSH_HIER_TREES_FROM", "2")],
+        env: &[("FSH_HIER_TREES_FROM", "2"), ("SHMEMX_CHECK_COLLECTIVES", "1")],
         expect_output: Some("settings: ok at "),
         only_on: Some(&["4:2,1,2,1"]),
         ..case("tests/multihost/c/settings_agree.c")

@@ -1,9 +1,10 @@
-/* The settings that choose an algorithm are PE 0's for the whole job (issue 30): with
- * FSH_HIER_TREES_FROM=2 in the job's environment, every PE but PE 0 drops it before
- * shmem_init (its rank read from PMIX_RANK), as when a variable is set only where mpirun runs.
- * Every PE must still take the leaders' trees, as PE 0 does: broadcasts, reductions, fcollect
- * and alltoall over the world, each result checked. (Before, the PEs took different forms of
- * the same collective and waited for each other for ever.) Prints "settings: ok at N PEs". */
+/* The settings that choose an algorithm, and checked mode, are PE 0's for the whole job
+ * (issue 30): with FSH_HIER_TREES_FROM=2 and SHMEMX_CHECK_COLLECTIVES=1 in the job's
+ * environment, every PE but PE 0 drops them before shmem_init (its rank read from PMIX_RANK),
+ * as when a variable is set only where mpirun runs. Every PE must still take the leaders'
+ * trees and check its calls, as PE 0 does: broadcasts, reductions, fcollect and alltoall over
+ * the world, each result checked. (Before, the PEs took different forms of the same collective
+ * and waited for each other for ever.) Prints "settings: ok at N PEs". */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,7 +17,10 @@ static long sum_src, sum_dst;
 
 int main(void) {
     const char *rank = getenv("PMIX_RANK");
-    if (rank == NULL || atoi(rank) != 0) unsetenv("FSH_HIER_TREES_FROM");
+    if (rank == NULL || atoi(rank) != 0) {
+        unsetenv("FSH_HIER_TREES_FROM");
+        unsetenv("SHMEMX_CHECK_COLLECTIVES");
+    }
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
     int bad = 0;

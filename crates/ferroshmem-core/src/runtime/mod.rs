@@ -212,7 +212,8 @@ impl Runtime {
         let heaps = base as usize + layout.heap_base;
         let flag = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
         let debug = flag("SHMEM_DEBUG");
-        let checked = debug || flag("SHMEMX_CHECK_COLLECTIVES");
+        // Agreed across the job (PE 0's), like the settings that choose an algorithm.
+        let checked = crate::settings::agreed().checked;
         let teams = Teams::new(my_pe, layout.n_pes, layout.team_slots, layout.slot_words * 8, &topology)?;
         let (static_start, static_len, static_bases) = match &statics {
             Some(s) => (s.segment.start, s.segment.len, s.bases.clone()),
