@@ -7,7 +7,7 @@
 //! A PE whose own arguments fail the safe API's local checks (a slice too short for the
 //! count, say) takes part all the same (issue 13 item 7): it carries [`FAILED_HASH`] through
 //! the all-reduce, which every PE sees, and publishes the inputs of its checks; every PE then
-//! repeats those checks on them (`coll::api::local_checks`, a pure function of the published
+//! repeats those checks on them (`coll::local_checks`, a pure function of the published
 //! words and the team's size) and all return the same [`Error::InvalidArgument`], naming the
 //! PE. Without checked mode that PE returns its error at once and the others wait for it.
 
@@ -76,7 +76,7 @@ pub struct Signature {
     pub routine: usize,
     /// Its arguments, as they are compared.
     pub args: Vec<i64>,
-    /// A call whose local argument checks failed: their inputs (`coll::api::local_checks`),
+    /// A call whose local argument checks failed: their inputs (`coll::local_checks`),
     /// published so that every PE can repeat them. `None` for a call that passed.
     pub failed: Option<Vec<u64>>,
 }
