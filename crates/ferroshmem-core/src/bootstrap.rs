@@ -58,15 +58,16 @@ fn requested_layout(n_pes: usize) -> Result<Layout> {
 
 /// Attaches to the job this process was started in.
 pub(crate) fn attach() -> Result<Attached> {
-    if let Ok(fd_text) = std::env::var(job::ENV_JOB_FD) {
-        // oshrun starts every PE with its own environment: the same settings everywhere.
-        settings::agree(Agreed::from_env());
-        return attach_oshrun(&fd_text);
-    }
-    if Pmix::launched_by_pmix() {
+    let oshrun_fd = std::env::var(job::ENV_JOB_FD).ok();
+    if oshrun_fd.is_none() && Pmix::launched_by_pmix() {
         return attach_pmix();
     }
+    // oshrun starts every PE with its own environment, and a PE alone is the whole job: this
+    // process's settings are the job's (under PMIx they are PE 0's, see `attach_pmix`).
     settings::agree(Agreed::from_env());
+    if let Some(fd_text) = oshrun_fd {
+        return attach_oshrun(&fd_text);
+    }
     refuse_other_launchers()?;
     let file = JobFile::create(requested_layout(1)?)?;
     rustix::io::fcntl_setfd(file.fd(), rustix::io::FdFlags::CLOEXEC)
