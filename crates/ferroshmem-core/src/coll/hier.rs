@@ -43,7 +43,7 @@ pub(super) use broadcast::broadcast;
 pub(crate) use broadcast::BroadcastRing;
 pub(super) use collect::collect;
 pub(crate) use plan::{collect_is_hierarchical, Shape};
-use plan::{AlltoallForm, FcollectForm, CHUNK_BITS, STAGE_HALF};
+use plan::{AlltoallForm, FcollectForm, SyncForm, CHUNK_BITS, STAGE_HALF};
 pub(super) use reduce::reduce;
 pub(crate) use wide::partners as wide_partners;
 
@@ -408,8 +408,11 @@ pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u
     let op = Op { rt, team, groups, routine: "shmem_team_sync", epoch, local_waits: true };
     // Up to DIRECT_LEADERS leaders meet by empty flagged messages, as a staged exchange
     // without data (no fence: a sync carries no data of its own, and the quiet above
-    // completed the program's); more meet by dissemination.
-    let meeting = op.take_meeting();
+    // completed the program's); more meet by dissemination, or up and down the tree. Only the
+    // meeting takes a staged exchange: every member takes the same ones (the credits count
+    // them).
+    let form = plan::sync(&Shape::of(groups));
+    let meeting = if form == SyncForm::Meet { op.take_meeting() } else { None };
     if !op.is_leader() {
         let leader = op.my_leader();
         op.arrive(leader);
@@ -417,7 +420,10 @@ pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u
         return;
     }
     op.wait_arrivals(op.local_others());
-    op.meet(meeting);
+    match form {
+        SyncForm::Tree => wide::sync(&op),
+        SyncForm::Meet => op.meet(meeting),
+    }
     op.release();
 }
 

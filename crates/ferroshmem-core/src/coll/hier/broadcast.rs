@@ -19,11 +19,16 @@ const RING_ENTRIES: usize = 8;
 /// [`broadcast_ring`]).
 const RING_CREDIT_EVERY: u64 = RING_ENTRIES as u64 / 2;
 // The rings' header, words of the staging area after `SHARED_STAGE_BYTES`, then the rings.
-/// Staging-area word of group `g`'s credit (`+ g`) on a leader, raised by messages only.
+/// Staging-area word of the credit (`+ j`) of the leader `2^j` groups after this one (its
+/// child in the rings' trees), raised by messages only: indexed by distance, so each word has
+/// one writer whatever the root, and a leader needs one word per level of the tree, not per
+/// host.
 const RING_CREDIT_WORD: usize = SHARED_STAGE_BYTES / 8;
+/// Credit words: trees of up to 2^40 hosts.
+const RING_CREDIT_WORDS: usize = plan::RING_CREDIT_LEVELS;
 /// Staging-area word of entry `e`'s flag (`+ e`) in a leader's network ring, raised by
 /// messages only.
-const RING_FLAG_WORD: usize = RING_CREDIT_WORD + MAX_GROUPS;
+const RING_FLAG_WORD: usize = RING_CREDIT_WORD + RING_CREDIT_WORDS;
 /// Staging-area word of entry `e`'s tag (`+ e`) in a PE's local ring: the epoch of the
 /// broadcast whose bytes it holds; written by its PE only.
 const RING_TAG_WORD: usize = RING_FLAG_WORD + RING_ENTRIES;
@@ -35,6 +40,12 @@ const NET_RING: usize = SHARED_STAGE_BYTES + 4096;
 /// Offset in the staging area of the local ring's first entry.
 const LOCAL_RING: usize = NET_RING + RING_ENTRIES * RING_ENTRY_BYTES;
 const _: () = assert!((RING_DONE_WORD + 1) * 8 <= NET_RING);
+// The eager reductions' parts (`wide::reduce_eager`) lie after the ring's words, before its
+// entries.
+const _: () = assert!((RING_DONE_WORD + 1) * 8 <= plan::EAGER_PARTIALS_AT);
+const _: () = assert!(
+    plan::EAGER_PARTIALS_AT + plan::EAGER_PARTIAL_CHILDREN as usize * plan::EAGER_PARTIAL_BYTES <= NET_RING
+);
 const _: () = assert!(LOCAL_RING + RING_ENTRIES * RING_ENTRY_BYTES <= crate::job::STAGE_BYTES);
 /// Broadcast: on the root's host the root is the hub, and its host's leader sends. Every other
 /// host's leader says that it entered (its destination is free); the sending leader puts the
@@ -238,7 +249,8 @@ fn broadcast_ring(
             if was == 0 {
                 continue;
             }
-            let credit = word(my_leader, RING_CREDIT_WORD + g);
+            let distance = (g + l - mine) % l;
+            let credit = word(my_leader, RING_CREDIT_WORD + distance.trailing_zeros() as usize);
             let child = op.leader_of(g);
             let mut looks = 0u32;
             rt.wait_until(my_leader, || {
@@ -313,7 +325,7 @@ fn broadcast_ring(
             slot,
             NET_RING,
             &[],
-            FlagWord::Stage(RING_CREDIT_WORD + mine),
+            FlagWord::Stage(RING_CREDIT_WORD + r.ilog2() as usize),
             landed,
         );
     }

@@ -22,6 +22,9 @@ pub(super) const STAGED_BROADCAST_MAX: usize = 4 * STAGE_HALF;
 /// Bytes of an entry of the small broadcasts' rings (`broadcast::broadcast_ring`): the
 /// largest broadcast that takes them.
 pub(super) const RING_ENTRY_BYTES: usize = 4 << 10;
+/// Levels of the rings' trees that have credit words (`broadcast::RING_CREDIT_WORDS`): up
+/// to 2^40 hosts.
+pub(crate) const RING_CREDIT_LEVELS: usize = 40;
 /// Bits of a flag value below the epoch: the chunk of a reduction.
 pub(super) const CHUNK_BITS: u32 = 28;
 
@@ -98,6 +101,39 @@ impl Shape {
     }
 }
 
+/// The forms of a team sync (the leaders' part).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SyncForm {
+    /// Up to [`super::DIRECT_LEADERS`] leaders signal each other; more meet by dissemination
+    /// (`Op::meet`).
+    Meet,
+    /// Up and down the leaders' tree (`wide::sync`): 2 (L - 1) messages where dissemination
+    /// sends L ceil(log2 L). Over 64 simulated hosts x 1 PE a barrier took 7.7-10.7 ms so
+    /// against 13.7-14.5 by dissemination (`bench/c/coll_bench.c 8 3`, two alternations):
+    /// there every message costs CPU time of the 2 cores that all the hosts share.
+    Tree,
+}
+
+/// A team sync's form: the tree over more than [`super::DIRECT_LEADERS`] hosts, or from
+/// `FSH_HIER_TREES_FROM` hosts (as the tests run the trees on a few hosts).
+pub(crate) fn sync(shape: &Shape) -> SyncForm {
+    let forced = shape.trees_from.is_some_and(|from| shape.hosts >= from);
+    if shape.hosts > super::DIRECT_LEADERS || forced {
+        SyncForm::Tree
+    } else {
+        SyncForm::Meet
+    }
+}
+
+/// The largest partial of an eager reduction up the leaders' tree (`wide::reduce_eager`).
+pub(crate) const EAGER_PARTIAL_BYTES: usize = 128;
+/// Where a leader's parts for its children's eager partials begin in its staging area (the
+/// small broadcasts' ring header page, after the ring's words: `broadcast` checks that they
+/// do not meet).
+pub(crate) const EAGER_PARTIALS_AT: usize = SHARED_STAGE_BYTES + 1024;
+/// Children a leader has parts for: trees of up to 2^24 hosts.
+pub(crate) const EAGER_PARTIAL_CHILDREN: u32 = 24;
+
 /// The forms of a broadcast of `nbytes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum BroadcastForm {
@@ -113,10 +149,10 @@ pub(crate) enum BroadcastForm {
 
 /// A broadcast's form (`rings`: `FSH_HIER_BROADCAST_RING` is not 0).
 pub(crate) fn broadcast(shape: &Shape, nbytes: usize, rings: bool) -> BroadcastForm {
-    if shape.takes_trees(Collective::Broadcast) {
-        BroadcastForm::Tree
-    } else if nbytes <= RING_ENTRY_BYTES && rings {
+    if nbytes <= RING_ENTRY_BYTES && rings && tree::depth(shape.hosts) as usize <= RING_CREDIT_LEVELS {
         BroadcastForm::Ring
+    } else if shape.takes_trees(Collective::Broadcast) {
+        BroadcastForm::Tree
     } else if nbytes <= STAGED_BROADCAST_MAX {
         BroadcastForm::Staged
     } else {
@@ -134,6 +170,9 @@ pub(crate) enum ReduceForm {
     Direct { chunk: usize, chunks: u64 },
     /// Up and down the leaders' tree.
     Tree,
+    /// Up the leaders' tree eagerly, partials of at most [`EAGER_PARTIAL_BYTES`], then down
+    /// (`wide::reduce_eager`).
+    EagerTree,
     /// More chunks than a flag can number.
     TooLarge,
 }
@@ -141,7 +180,9 @@ pub(crate) enum ReduceForm {
 /// A reduction's form, for `count` elements of `size` bytes.
 pub(crate) fn reduce(shape: &Shape, count: usize, size: usize) -> ReduceForm {
     if shape.takes_trees(Collective::Reduce) {
-        return ReduceForm::Tree;
+        let eager = count.checked_mul(size).is_some_and(|b| b <= EAGER_PARTIAL_BYTES)
+            && tree::depth(shape.hosts) <= EAGER_PARTIAL_CHILDREN;
+        return if eager { ReduceForm::EagerTree } else { ReduceForm::Tree };
     }
     let l = shape.hosts;
     let chunk = (STAGE_HALF / l / size.max(1)).max(1);
@@ -261,13 +302,25 @@ mod tests {
     }
 
     #[test]
+    fn syncs_take_the_tree_over_more_than_direct_leaders() {
+        assert_eq!(sync(&shape(2, 2)), SyncForm::Meet);
+        assert_eq!(sync(&shape(super::super::DIRECT_LEADERS, 1)), SyncForm::Meet);
+        assert_eq!(sync(&shape(super::super::DIRECT_LEADERS + 1, 1)), SyncForm::Tree);
+        assert_eq!(sync(&shape(64, 1)), SyncForm::Tree);
+        assert_eq!(sync(&Shape { trees_from: Some(2), ..shape(2, 2) }), SyncForm::Tree);
+    }
+
+    #[test]
     fn broadcast_forms_by_size() {
         let s = shape(4, 2);
         assert_eq!(broadcast(&s, 8, true), BroadcastForm::Ring);
         assert_eq!(broadcast(&s, 8, false), BroadcastForm::Staged);
         assert_eq!(broadcast(&s, RING_ENTRY_BYTES + 1, true), BroadcastForm::Staged);
         assert_eq!(broadcast(&s, STAGED_BROADCAST_MAX + 1, true), BroadcastForm::Counted);
-        assert_eq!(broadcast(&shape(64, 1), 8, true), BroadcastForm::Tree);
+        // The rings have no cap on hosts; without them, the trees over many hosts.
+        assert_eq!(broadcast(&shape(64, 1), 8, true), BroadcastForm::Ring);
+        assert_eq!(broadcast(&shape(64, 1), 8, false), BroadcastForm::Tree);
+        assert_eq!(broadcast(&shape(64, 1), RING_ENTRY_BYTES + 1, true), BroadcastForm::Tree);
     }
 
     #[test]
@@ -278,7 +331,9 @@ mod tests {
         assert!(matches!(reduce(&s, chunk * 4, 4), ReduceForm::Staged { chunks: 4, .. }));
         assert!(matches!(reduce(&s, chunk * 5, 4), ReduceForm::Direct { chunks: 5, .. }));
         assert!(matches!(reduce(&shape(2, 1), chunk * 2 * 2, 4), ReduceForm::Direct { .. }));
-        assert_eq!(reduce(&shape(16, 1), 1, 4), ReduceForm::Tree);
+        assert_eq!(reduce(&shape(16, 1), 1, 4), ReduceForm::EagerTree);
+        assert_eq!(reduce(&shape(16, 1), EAGER_PARTIAL_BYTES / 4, 4), ReduceForm::EagerTree);
+        assert_eq!(reduce(&shape(16, 1), EAGER_PARTIAL_BYTES / 4 + 1, 4), ReduceForm::Tree);
         assert_eq!(reduce(&s, usize::MAX / 4, 4), ReduceForm::TooLarge);
     }
 

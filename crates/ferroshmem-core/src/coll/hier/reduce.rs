@@ -44,7 +44,7 @@ pub(in crate::coll) fn reduce<T: Copy, O: ReduceOp<T>>(
                 what: "reductions of this many elements over this many hosts",
             })
         }
-        ReduceForm::Tree => (true, false, count, 1),
+        ReduceForm::Tree | ReduceForm::EagerTree => (true, false, count, 1),
         ReduceForm::Direct { chunk, chunks } => (false, true, chunk, chunks),
         ReduceForm::Staged { chunk, chunks } => (false, false, chunk, chunks),
     };
@@ -71,7 +71,11 @@ pub(in crate::coll) fn reduce<T: Copy, O: ReduceOp<T>>(
     }
     let mine = groups.mine();
     if wide {
-        wide::reduce::<T, O>(&op, dest, part)?;
+        if form == ReduceForm::EagerTree {
+            wide::reduce_eager::<T, O>(&op, dest, part)?;
+        } else {
+            wide::reduce::<T, O>(&op, dest, part)?;
+        }
         op.push_to_members(push, dest, nbytes)?;
         op.release_and_wait(push);
         return Ok(());

@@ -19,6 +19,8 @@
 //! a word of this collective on the sender (or, down a tree, after the sender received what
 //! the leader sent up), so none of a later collective can be counted early.
 
+use super::plan::EAGER_PARTIALS_AT;
+pub(super) use super::plan::EAGER_PARTIAL_BYTES;
 use super::{counted_messages, Op};
 use crate::coll::{at, combine, copy, tree, ReduceOp, HIER_STAGE_BYTES};
 use crate::error::Result;
@@ -33,6 +35,12 @@ const FROM_BELOW: usize = W_TREE;
 /// Words raised by the leader `2^k` groups before this one: "entered" (its parent in a tree).
 const FROM_ABOVE: usize = W_TREE + DISTANCES;
 const _: () = assert!(FROM_ABOVE + DISTANCES <= W_TREE + TREE_WORDS);
+
+/// Offset in the staging area of the part where the child `2^j` groups after a leader puts
+/// its partial of an eager reduction ([`reduce_eager`]).
+fn partial_at(j: u32) -> usize {
+    EAGER_PARTIALS_AT + j as usize * EAGER_PARTIAL_BYTES
+}
 
 /// The world PEs of the leaders this one talks to in any tree: those `2^k` groups before and
 /// after it (connected at the team's set-up, so that their wire-ups overlap).
@@ -73,6 +81,23 @@ impl Op<'_> {
     /// Waits until this leader's word `w` reaches this collective's value.
     fn wait_raised(&self, w: usize) {
         self.wait_word(self.rt.my_pe, w, self.flag_value(0));
+    }
+}
+
+/// Sync among the leaders: up a tree rooted at group 0 (each leader waits for its children's
+/// "arrived", then raises its parent's), then down it (each raises its children's "go").
+/// 2 (L - 1) empty messages in 2 ceil(log2 L) steps, where dissemination sends L ceil(log2 L).
+pub(super) fn sync(op: &Op<'_>) {
+    let (l, v) = (op.groups.len(), op.groups.mine());
+    for j in tree::children(v, l) {
+        op.wait_raised(FROM_BELOW + j as usize);
+    }
+    if let Some(k) = tree::parent(v) {
+        op.raise(v - (1 << k), FROM_BELOW + k as usize);
+        op.wait_raised(FROM_ABOVE + k as usize);
+    }
+    for j in tree::children(v, l).rev() {
+        op.raise(v + (1 << j), FROM_ABOVE + j as usize);
     }
 }
 
@@ -240,6 +265,53 @@ pub(super) fn reduce<T: Copy, O: ReduceOp<T>>(op: &Op<'_>, dest: usize, part: Ve
             op.send_counted(op.leader_of(v - (1 << k)), dest, acc.as_ptr() as usize, nbytes)?;
             expected += messages;
             op.wait_counted(base, expected);
+        }
+        // SAFETY: our own checked destination; every child's partial was read above.
+        None => unsafe { copy(dest, acc.as_ptr() as usize, nbytes) },
+    }
+    for j in tree::children(v, l).rev() {
+        op.send_counted(op.leader_of(v + (1 << j)), dest, dest, nbytes)?;
+    }
+    Ok(())
+}
+
+/// Reduction among the leaders of a partial of at most [`EAGER_PARTIAL_BYTES`], eager: up the
+/// tree rooted at group 0 each leader sends its subtree's partial into its parent's staging
+/// area (the part of child `2^k` before it) at once, flagged in the parent's [`FROM_BELOW`] +
+/// `k`, without waiting to be asked; the result comes down as counted messages into the
+/// children's destinations. 2 (L - 1) messages, where [`reduce`] sends 3 (L - 1) and asks its
+/// children one after the other. The parent's part of a child is free when the child sends:
+/// the parent read the child's previous partial before it sent that reduction's result down,
+/// which the child received before it finished that reduction, and nothing else writes there.
+pub(super) fn reduce_eager<T: Copy, O: ReduceOp<T>>(op: &Op<'_>, dest: usize, part: Vec<T>) -> Result<()> {
+    let (l, v) = (op.groups.len(), op.groups.mine());
+    let nbytes = std::mem::size_of_val(&part[..]);
+    assert!(nbytes <= EAGER_PARTIAL_BYTES, "{}: an eager partial of {nbytes} bytes", op.routine);
+    let base = op.counted_base();
+    let mut acc = part;
+    let stage = op.rt.stage_addr(op.team.slot);
+    for j in tree::children(v, l) {
+        op.wait_raised(FROM_BELOW + j as usize);
+        // SAFETY: our own staging area's part of child j, holding its partial of `acc.len()`
+        // elements of T (its flag is up; the part is aligned to 8 bytes, as T's elements are),
+        // not written again before we send this reduction's result down to it.
+        let theirs = unsafe { std::slice::from_raw_parts((stage + partial_at(j)) as *const T, acc.len()) };
+        combine::<T, O>(op.routine, &mut acc, theirs);
+    }
+    match tree::parent(v) {
+        Some(k) => {
+            // SAFETY: `acc`'s own elements, as bytes.
+            let bytes = unsafe { std::slice::from_raw_parts(acc.as_ptr().cast::<u8>(), nbytes) };
+            op.rt.put_stage_flagged(
+                op.routine,
+                op.leader_of(v - (1 << k)),
+                op.team.slot,
+                partial_at(k),
+                bytes,
+                FlagWord::Slot(FROM_BELOW + k as usize),
+                op.flag_value(0),
+            );
+            op.wait_counted(base, counted_messages(nbytes));
         }
         // SAFETY: our own checked destination; every child's partial was read above.
         None => unsafe { copy(dest, acc.as_ptr() as usize, nbytes) },
