@@ -450,7 +450,8 @@ pub(super) fn fcollect(
     }
     let op = Op::new(rt, team, groups, routine);
     let form = plan::fcollect(&Shape::of(groups), all);
-    let (wide, staged) = (form == FcollectForm::Tree, form == FcollectForm::Staged);
+    let eager = form == FcollectForm::EagerTree;
+    let (wide, staged) = (form == FcollectForm::Tree || eager, form == FcollectForm::Staged);
     let entered = op.flag_value(0);
     // A staged exchange carries the data; a large payload waits for the leaders to meet
     // (over many hosts the tree's signals stand for the meeting).
@@ -470,7 +471,7 @@ pub(super) fn fcollect(
         unsafe { copy(dest + i * nbytes, from, nbytes) };
     }
     if wide {
-        wide::fcollect(&op, dest, nbytes, all)?;
+        wide::fcollect(&op, dest, nbytes, all, eager)?;
     } else if staged {
         // Our host's blocks, packed in team order, in one message to each other leader.
         op.wait_credit(exchange, credit);

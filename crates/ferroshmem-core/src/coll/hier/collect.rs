@@ -62,7 +62,11 @@ pub(in crate::coll) fn collect(
         }
     }
     let span = |first: usize, count: usize| (offsets[first], offsets[first + count] - offsets[first]);
-    wide::gather(&op, dest, &span, total)?;
+    if plan::gather_is_eager(total) {
+        wide::gather_eager(&op, dest, &span, total)?;
+    } else {
+        wide::gather(&op, dest, &span, total)?;
+    }
     op.push_to_members(push, dest, total)?;
     op.release_and_wait(push);
     Ok(total)

@@ -133,6 +133,9 @@ pub(crate) const EAGER_PARTIAL_BYTES: usize = 128;
 pub(crate) const EAGER_PARTIALS_AT: usize = SHARED_STAGE_BYTES + 1024;
 /// Children a leader has parts for: trees of up to 2^24 hosts.
 pub(crate) const EAGER_PARTIAL_CHILDREN: u32 = 24;
+/// Bytes of a leader's region for its children's eager data (`wide::reduce_eager`'s parts;
+/// `wide::gather_eager` packs its children's subtrees in it): the largest eager gather.
+pub(crate) const EAGER_REGION_BYTES: usize = EAGER_PARTIAL_CHILDREN as usize * EAGER_PARTIAL_BYTES;
 
 /// The forms of a broadcast of `nbytes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,12 +210,24 @@ pub(crate) enum FcollectForm {
     Counted,
     /// Up and down the leaders' tree.
     Tree,
+    /// Up the leaders' tree eagerly, a result of at most [`EAGER_REGION_BYTES`], then down
+    /// (`wide::gather_eager`).
+    EagerTree,
+}
+
+/// Whether a gather up the leaders' tree of a result of `all` bytes goes eagerly.
+pub(crate) fn gather_is_eager(all: usize) -> bool {
+    all <= EAGER_REGION_BYTES
 }
 
 /// An fcollect's form.
 pub(crate) fn fcollect(shape: &Shape, all: usize) -> FcollectForm {
     if shape.takes_trees(Collective::Fcollect) {
-        FcollectForm::Tree
+        if gather_is_eager(all) {
+            FcollectForm::EagerTree
+        } else {
+            FcollectForm::Tree
+        }
     } else if all <= STAGE_HALF {
         FcollectForm::Staged
     } else {
@@ -335,6 +350,15 @@ mod tests {
         assert_eq!(reduce(&shape(16, 1), EAGER_PARTIAL_BYTES / 4, 4), ReduceForm::EagerTree);
         assert_eq!(reduce(&shape(16, 1), EAGER_PARTIAL_BYTES / 4 + 1, 4), ReduceForm::Tree);
         assert_eq!(reduce(&s, usize::MAX / 4, 4), ReduceForm::TooLarge);
+    }
+
+    #[test]
+    fn small_fcollects_over_many_hosts_go_eagerly() {
+        assert_eq!(fcollect(&shape(64, 1), 64 * 8), FcollectForm::EagerTree);
+        assert_eq!(fcollect(&shape(64, 1), EAGER_REGION_BYTES), FcollectForm::EagerTree);
+        assert_eq!(fcollect(&shape(64, 1), EAGER_REGION_BYTES + 1), FcollectForm::Tree);
+        assert_eq!(fcollect(&shape(4, 2), 64), FcollectForm::Staged);
+        assert_eq!(EAGER_REGION_BYTES, 3072);
     }
 
     #[test]
