@@ -17,6 +17,7 @@ pub use create::*;
 pub mod checked;
 pub mod color;
 pub mod host_groups;
+pub mod local_checks;
 pub mod pe_set;
 pub mod release;
 /// The layout of a team slot lives with the job file's layout (`job`), below the teams.
