@@ -59,7 +59,6 @@ mod in_order;
 pub use crate::team::local_checks;
 pub mod ops;
 mod team_group;
-mod tree;
 
 pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
 

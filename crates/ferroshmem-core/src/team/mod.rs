@@ -11,6 +11,7 @@
 //! until they have signalled back (`release`); Rust's Drop always signals, so it never blocks.
 #![allow(unsafe_code)]
 
+pub(crate) mod across_hosts;
 pub mod agree;
 mod create;
 pub use create::*;
@@ -23,18 +24,19 @@ pub mod release;
 /// The layout of a team slot lives with the job file's layout (`job`), below the teams.
 pub(crate) use crate::job::slot_layout;
 pub mod slots;
+pub(crate) mod tree;
 pub mod unique;
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use crate::activity::{self, Made};
-use crate::coll::hier::BroadcastRing;
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
+use across_hosts::BroadcastRing;
 use agree::{Agreed, SlotAgreement};
 use checked::Signature;
-use host_groups::HostGroups;
+use host_groups::{HostGroups, Shape};
 use pe_set::{check_triplet, PeSet};
 use slots::SlotTable;
 
@@ -286,7 +288,7 @@ impl TeamInner {
     pub fn sync_unchecked(&self, rt: &Runtime) {
         let epoch = self.next_epoch();
         if let Some(groups) = self.host_groups(rt) {
-            return crate::coll::hier::sync(rt, self, groups, epoch);
+            return across_hosts::sync(rt, self, groups, epoch);
         }
         rt.team_sync(self.slot, self.pes.size(), self.my_index, |i| self.pes.world_pe(i), epoch);
     }
@@ -308,8 +310,8 @@ impl TeamInner {
                     // overlap (`Net::connect_all`); a failure shows again, and is reported,
                     // at the first transfer with that leader.
                     let world = |i: usize| self.pes.world_pe(i);
-                    let _ = if crate::coll::hier::trees_only(&groups) {
-                        rt.connect_all("team set-up", crate::coll::hier::wide_partners(&groups).map(world))
+                    let _ = if Shape::of(&groups).trees_only() {
+                        rt.connect_all("team set-up", groups.tree_partners().map(world))
                     } else {
                         rt.connect_all("team set-up", (0..groups.len()).map(|g| world(groups.leader(g))))
                     };

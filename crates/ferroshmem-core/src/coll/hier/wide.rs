@@ -1,6 +1,6 @@
 //! The leaders' part of the hierarchical collectives of a team over many hosts (from
-//! `plan::WIDE_FROM` groups, reductions and fcollect from 9; see `plan::Shape::takes_trees`):
-//! binomial trees (`coll::tree`) of `ceil(log2 L)` network steps
+//! `WIDE_FROM` groups, reductions and fcollect from 9; see `team::host_groups::Shape::takes_trees`):
+//! binomial trees (`team::tree`) of `ceil(log2 L)` network steps
 //! among the `L` leaders, where the forms of `hier` for fewer hosts send from every leader to
 //! every other one (L - 1 messages each, and three flag words per group in the slot).
 //!
@@ -20,11 +20,11 @@
 //! the leader sent up), so none of a later collective can be counted early.
 
 use super::{counted_messages, Op};
-use crate::coll::{at, combine, copy, tree, ReduceOp, HIER_STAGE_BYTES};
+use crate::coll::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES};
 use crate::error::Result;
 use crate::runtime::FlagWord;
-use crate::team::host_groups::HostGroups;
 use crate::team::slot_layout::{TREE_WORDS, W_TREE};
+use crate::team::tree;
 
 /// Distances `2^k` a tree spans: up to 2^32 hosts.
 const DISTANCES: usize = 32;
@@ -33,16 +33,6 @@ const FROM_BELOW: usize = W_TREE;
 /// Words raised by the leader `2^k` groups before this one: "entered" (its parent in a tree).
 const FROM_ABOVE: usize = W_TREE + DISTANCES;
 const _: () = assert!(FROM_ABOVE + DISTANCES <= W_TREE + TREE_WORDS);
-
-/// The world PEs of the leaders this one talks to in any tree: those `2^k` groups before and
-/// after it (connected at the team's set-up, so that their wire-ups overlap).
-pub(crate) fn partners(groups: &HostGroups) -> impl Iterator<Item = usize> + '_ {
-    let (l, me) = (groups.len(), groups.mine());
-    (0..tree::depth(l))
-        .flat_map(move |k| [(me + (1 << k)) % l, (me + l - (1 << k) % l) % l])
-        .filter(move |&g| g != me)
-        .map(move |g| groups.leader(g))
-}
 
 impl Op<'_> {
     /// Group of the party at relative rank `v` of a tree rooted at group `root`.
