@@ -25,12 +25,14 @@ use crate::topology::Topology;
 use crate::wait::{self, WaitPolicy};
 
 mod alloc;
+mod calls;
 mod exit;
 mod peer_watch;
 mod slot_words;
 mod sync;
 mod translate;
 
+pub use calls::CallGuard;
 pub use exit::{fatal, report_line, ERROR_EXIT_STATUS};
 pub use peer_watch::LOST_PEER_REPORT;
 pub use slot_words::{counted_messages, Delivery, FlagWord, COUNTED_CHUNK};

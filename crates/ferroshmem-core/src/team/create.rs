@@ -126,7 +126,7 @@ impl CreateRequest {
                         unique::InitOutcome::Done { members, slot, base_epoch } => {
                             let pes = PeSet::from_list(members, rt.n_pes);
                             let me = pes.index_of(rt.my_pe).expect("a member wrote its own entry");
-                            activity::describe_team(rt, slot, self.made, &pes);
+                            desc::describe_team(rt, slot, self.made, &pes);
                             let team =
                                 Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User));
                             rt.teams.register(team.clone());
@@ -157,7 +157,7 @@ impl CreateRequest {
 
     /// Publishes that this PE is in `routine` (the creation's own, or the routine that waits
     /// for it) on the parent, in the creation's call, until the guard drops (hang reports).
-    pub fn publish<'a>(&self, rt: &'a Runtime, routine: &'static str) -> activity::CallGuard<'a> {
+    pub fn publish<'a>(&self, rt: &'a Runtime, routine: &'static str) -> CallGuard<'a> {
         rt.enter_call_as(routine, self.call)
     }
 
@@ -214,7 +214,7 @@ impl CreateRequest {
                 let make = |(pes, config): (PeSet, TeamConfig), axis: usize, made: Made, defers: bool| {
                     let me = pes.index_of(rt.my_pe).expect("a planned member is in its team");
                     let slot = slots[axis];
-                    activity::describe_team(rt, slot, made, &pes);
+                    desc::describe_team(rt, slot, made, &pes);
                     let team =
                         Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User).deferring(defers));
                     rt.teams.register(team.clone());

@@ -17,6 +17,7 @@ mod create;
 pub use create::*;
 pub mod checked;
 pub mod color;
+pub(crate) mod desc;
 pub mod host_groups;
 pub mod local_checks;
 pub mod pe_set;
@@ -30,12 +31,12 @@ pub mod unique;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use crate::activity::{self, Made};
 use crate::error::{Error, Result};
-use crate::runtime::Runtime;
+use crate::runtime::{CallGuard, Runtime};
 use across_hosts::BroadcastRing;
 use agree::{Agreed, SlotAgreement};
 use checked::Signature;
+use desc::Made;
 use host_groups::{HostGroups, Shape};
 use pe_set::{check_triplet, PeSet};
 use slots::SlotTable;
@@ -334,6 +335,16 @@ impl TeamInner {
     /// The team's broadcast ring between hosts, over `groups` host groups.
     pub(crate) fn broadcast_ring(&self, groups: usize) -> &BroadcastRing {
         self.broadcast_ring.get_or_init(|| BroadcastRing::new(groups))
+    }
+}
+
+impl Runtime {
+    /// Publishes that this PE is in `routine` on `team` (its next team call) until the guard
+    /// drops (hang reports, `runtime::calls`). A call nested in another on the same team (a
+    /// barrier inside `shmem_malloc`) keeps the outer one.
+    #[inline(always)]
+    pub fn enter_call(&self, routine: &'static str, team: Option<&TeamInner>) -> CallGuard<'_> {
+        self.enter_call_on(routine, team.map(|t| t.slot), || team.map_or(0, |t| t.next_call_seq()))
     }
 }
 
