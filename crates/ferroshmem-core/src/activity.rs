@@ -5,7 +5,9 @@
 //! An observer: the layers below publish their calls themselves (`runtime::calls`, and
 //! `Runtime::enter_call` in `team`), the teams describe themselves (`team::desc`), and a wait
 //! that sleeps tells the observer that this module registers at start-up (`wait::observe_sleeps`,
-//! `SLEEP_OBSERVER`): only the runtime's start-up calls this module (issue 30).
+//! `SLEEP_OBSERVER`): nothing below calls this module (issue 30). `start`, the one module
+//! above it, gives the runtime's start its observer, threshold and `shmem_init` state word,
+//! and starts its threads (`start_host_duties`).
 //!
 //! What a call costs: the routine's id (looked up once per name, then a cache hit), a load
 //! and a store of the team's call number, two Relaxed stores on entry and one on exit, plus

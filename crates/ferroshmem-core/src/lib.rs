@@ -4,7 +4,7 @@
 //! is started by a PMIx launcher). Two crates sit on it: the safe Rust API (`ferroshmem`) and
 //! the C ABI (`ferroshmem-c`); `oshrun` uses [`launch`]. It is not an API for programs: its
 //! raw routines take addresses, and those that can reach raw memory are `unsafe` with their
-//! contract written down (`runtime::runtime`, `runtime::init`, the raw routines of `rma`,
+//! contract written down (`runtime::runtime`, `start::init`, the raw routines of `rma`,
 //! `atomic` and `p2p`).
 //!
 //! Module map, in layers (docs/ARCHITECTURE.md): `bootstrap` (who am I and where is
@@ -54,6 +54,7 @@ pub mod p2p;
 pub mod rma;
 #[allow(missing_docs)]
 pub mod runtime;
+pub mod start;
 pub mod team;
 pub mod wait;
 

@@ -199,7 +199,7 @@ pub fn check_call_carrying(
 
 /// [`check_call`] for a borrowed team (the collectives hold `&TeamInner`).
 pub fn check_team(rt: &Runtime, team: &TeamInner, signature: &Signature) -> Result<()> {
-    match rt.teams.get(team.handle()) {
+    match rt.teams().get(team.handle()) {
         Some(arc) => check_call(rt, &arc, signature),
         None => Err(Error::InvalidTeam { routine: ROUTINES[signature.routine] }),
     }

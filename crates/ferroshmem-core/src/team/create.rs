@@ -129,7 +129,7 @@ impl CreateRequest {
                             desc::describe_team(rt, slot, self.made, &pes);
                             let team =
                                 Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User));
-                            rt.teams.register(team.clone());
+                            rt.teams().register(team.clone());
                             self.created = Some(Created::One(Some(team)));
                             Ok(())
                         }
@@ -217,7 +217,7 @@ impl CreateRequest {
                     desc::describe_team(rt, slot, made, &pes);
                     let team =
                         Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User).deferring(defers));
-                    rt.teams.register(team.clone());
+                    rt.teams().register(team.clone());
                     team
                 };
                 let plan = std::mem::replace(&mut self.plan, Plan::One(None));
@@ -244,7 +244,7 @@ impl CreateRequest {
                             // and the team's own span.
                             let spans = release::defers(rt, &pes);
                             if defers[0] && !spans {
-                                rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).give_credits(1);
+                                rt.teams().slots.lock().unwrap_or_else(|e| e.into_inner()).give_credits(1);
                             }
                             make((pes, config), 0, made, defers[0] && spans)
                         });
@@ -398,7 +398,7 @@ pub fn init_start(
         Ok(c) => (c, None),
         Err(e) => (TeamConfig::default(), Some(e.to_string())),
     };
-    rt.teams.settle_releases(rt);
+    rt.teams().settle_releases(rt);
     let (progress, local_error) =
         match unique::Rendezvous::start(rt, routine, uniqueid, npes, pe_idx, config_error, hash) {
             Ok(rendezvous) => (Progress::Init { rendezvous, config }, None),

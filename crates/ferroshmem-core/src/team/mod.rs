@@ -13,6 +13,7 @@
 
 pub(crate) mod across_hosts;
 pub mod agree;
+mod alloc;
 mod create;
 pub use create::*;
 pub mod checked;
@@ -27,6 +28,8 @@ pub(crate) use crate::job::slot_layout;
 pub mod slots;
 pub(crate) mod tree;
 pub mod unique;
+mod world;
+pub(crate) use world::install;
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
@@ -555,7 +558,7 @@ impl Teams {
     /// fn keep(h: TeamHandle) -> &'static TeamInner {
     ///     // SAFETY: none needed; this must not compile.
     ///     let rt = unsafe { ferroshmem_core::runtime::runtime("keep") }.unwrap();
-    ///     rt.teams.get(h).unwrap()
+    ///     rt.teams().get(h).unwrap()
     /// }
     /// ```
     #[inline]
@@ -716,20 +719,20 @@ impl Teams {
 /// team first. INVALID is a no-op; predefined teams are refused.
 pub fn destroy(rt: &Runtime, handle: TeamHandle, routine: &'static str) -> Result<()> {
     if handle != TeamHandle::INVALID && !handle.is_predefined() {
-        if let Some(team) = rt.teams.get(handle) {
+        if let Some(team) = rt.teams().get(handle) {
             if team.defers_destroy {
                 // Everything this PE sent for the team lands before it joins the agreement
                 // that settles the slot (`release`).
                 rt.quiet();
-                return rt.teams.destroy(handle, rt, SlotRelease::Deferred);
+                return rt.teams().destroy(handle, rt, SlotRelease::Deferred);
             }
             if !release::signals(rt, &team) {
                 team_sync(rt, &team, routine)?;
-                return rt.teams.destroy(handle, rt, SlotRelease::Synced);
+                return rt.teams().destroy(handle, rt, SlotRelease::Synced);
             }
         }
     }
-    rt.teams.destroy(handle, rt, SlotRelease::Signals)
+    rt.teams().destroy(handle, rt, SlotRelease::Signals)
 }
 
 /// Checked or unchecked team sync (`shmem_team_sync`).
