@@ -31,7 +31,7 @@ fn on_team(
     let rt = rt(routine);
     // SAFETY: the team is not destroyed during this collective call on this PE (destroying a
     // team while it runs a collective is erroneous in OpenSHMEM); `t` lives for this call.
-    let Some(t) = (unsafe { rt.teams.get_unguarded(TeamHandle(team as u64)) }) else {
+    let Some(t) = (unsafe { rt.teams().get_unguarded(TeamHandle(team as u64)) }) else {
         debug_report(rt, format_args!("{routine}: not a team (SHMEM_TEAM_INVALID or destroyed)"));
         return -1;
     };
@@ -72,7 +72,7 @@ macro_rules! on_set {
         // The body runs in a closure so that its `?` has a Result to return into.
         match group {
             SetGroup::World => {
-                let $g = &mut TeamGroup::new(&$rt.teams.world);
+                let $g = &mut TeamGroup::new(&$rt.teams().world);
                 #[allow(clippy::redundant_closure_call)]
                 let done = (|| $body)();
                 check(done)
@@ -304,7 +304,7 @@ fn set_barrier(
         rt.quiet();
     }
     match group {
-        SetGroup::World => check(fcore::team::team_sync(rt, &rt.teams.world, routine)),
+        SetGroup::World => check(fcore::team::team_sync(rt, &rt.teams().world, routine)),
         SetGroup::Team(team) => check(fcore::team::team_sync(rt, &team, routine)),
         SetGroup::Set(set) => {
             let _call = rt.enter_call(routine, None);

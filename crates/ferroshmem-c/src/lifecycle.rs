@@ -3,12 +3,13 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use fcore::runtime::{self, InitOptions, ThreadLevel};
+use fcore::start;
 
 use crate::rt;
 
 fn start(thread_level: ThreadLevel) -> c_int {
     // SAFETY: the C ABI; see `crate::rt`.
-    match unsafe { runtime::init(InitOptions { share_statics: true, thread_level }) } {
+    match unsafe { start::init(InitOptions { share_statics: true, thread_level }) } {
         Ok(rt) => {
             // Lines from different PEs interleave whole and in real time only if each line is
             // written as it is completed: make stdout line-buffered, as a terminal would.
@@ -38,7 +39,7 @@ fn print_info(rt: &fcore::runtime::Runtime) {
     if rt.my_pe != 0 || !std::env::var("SHMEM_INFO").is_ok_and(|v| !v.is_empty() && v != "0") {
         return;
     }
-    let u = rt.teams.usage();
+    let u = rt.teams().usage();
     let text = format!(
         "ferroshmem {} (OpenSHMEM {}.{})\n\
          \x20 PEs: {}\n\

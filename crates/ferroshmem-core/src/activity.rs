@@ -1,6 +1,13 @@
 //! Hang reports: every PE publishes what it is doing in its control block
-//! (`ctrl::PeState`), and a PE that has waited too long in a team call, or oshrun on
-//! SIGINT/SIGUSR1, prints who is where.
+//! (`ctrl::PeState`, its state word `ctrl::Doing`), and a PE that has waited too long in a
+//! team call, or oshrun on SIGINT/SIGUSR1, prints who is where.
+//!
+//! An observer: the layers below publish their calls themselves (`runtime::calls`, and
+//! `Runtime::enter_call` in `team`), the teams describe themselves (`team::desc`), and a wait
+//! that sleeps tells the observer that this module registers at start-up (`wait::observe_sleeps`,
+//! `SLEEP_OBSERVER`): nothing below calls this module (issue 30). `start`, the one module
+//! above it, gives the runtime's start its observer, threshold and `shmem_init` state word,
+//! and starts its threads (`start_host_duties`).
 //!
 //! What a call costs: the routine's id (looked up once per name, then a cache hit), a load
 //! and a store of the team's call number, two Relaxed stores on entry and one on exit, plus
@@ -21,11 +28,12 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::ctrl::{CtrlTable, PeState};
+pub use crate::ctrl::Doing;
+use crate::ctrl::{CtrlTable, BLOCKED, KIND_IN_CALL, KIND_SHIFT, ROUTINE_MASK};
+use crate::job::slot_layout::{DESC_WORDS, W_DESC};
 use crate::job::{HeaderView, JobFile, Mapping};
 use crate::runtime::Runtime;
-use crate::team::pe_set::PeSet;
-use crate::team::TeamInner;
+use crate::team::desc::{desc_of_words, Desc, Made};
 use crate::topology::Topology;
 
 mod hosts;
@@ -63,67 +71,6 @@ pub fn now_ms() -> u64 {
     t.tv_sec as u64 * 1000 + t.tv_nsec as u64 / 1_000_000
 }
 
-// ------------------------------------------------------------------------------------------
-// The state word
-// ------------------------------------------------------------------------------------------
-
-const KIND_SHIFT: u32 = 62;
-const KIND_IN_CALL: u64 = 1;
-const KIND_OUTSIDE: u64 = 2;
-const KIND_FINISHED: u64 = 3;
-const LOW_MASK: u64 = (1 << KIND_SHIFT) - 1;
-/// In a call's word: its wait has begun to sleep, and `PeState::blocked_since` says when (so
-/// leaving a call, which writes a new word, needs no second store to clear the time).
-const BLOCKED: u64 = 1 << 61;
-const ROUTINE_MASK: u64 = BLOCKED - 1;
-
-/// What a PE is doing, as its `PeState::call` word says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Doing {
-    /// Nothing published yet: before `shmem_init` mapped the job.
-    Starting,
-    /// In a library call: the routine's id ([`routine_name`]) and the team's slot, if any.
-    InCall { routine: u32, team_slot: Option<usize> },
-    /// Outside the library since this clock time (ms; 0 unknown).
-    Outside { since_ms: u64 },
-    /// Returned from `shmem_finalize` at this clock time.
-    Finished { since_ms: u64 },
-}
-
-impl Doing {
-    /// The word that says this.
-    #[inline]
-    pub fn encode(self) -> u64 {
-        match self {
-            Doing::Starting => 0,
-            Doing::InCall { routine, team_slot } => {
-                KIND_IN_CALL << KIND_SHIFT
-                    | (routine as u64) << 32
-                    | team_slot.map_or(0, |s| (s as u64 + 1) & 0xffff_ffff)
-            }
-            Doing::Outside { since_ms } => KIND_OUTSIDE << KIND_SHIFT | (since_ms & LOW_MASK),
-            Doing::Finished { since_ms } => KIND_FINISHED << KIND_SHIFT | (since_ms & LOW_MASK),
-        }
-    }
-
-    /// What `word` says.
-    #[inline]
-    pub fn decode(word: u64) -> Self {
-        match word >> KIND_SHIFT {
-            KIND_IN_CALL => {
-                let slot = word & 0xffff_ffff;
-                Doing::InCall {
-                    routine: ((word & ROUTINE_MASK) >> 32) as u32,
-                    team_slot: (slot != 0).then(|| slot as usize - 1),
-                }
-            }
-            KIND_OUTSIDE => Doing::Outside { since_ms: word & LOW_MASK },
-            KIND_FINISHED => Doing::Finished { since_ms: word & LOW_MASK },
-            _ => Doing::Starting,
-        }
-    }
-}
-
 /// How oshrun records that a PE's process ended (`PeState::ended`).
 pub fn encode_ended(signal: Option<i32>, status: i32) -> u64 {
     match signal {
@@ -133,74 +80,10 @@ pub fn encode_ended(signal: Option<i32>, status: i32) -> u64 {
 }
 
 // ------------------------------------------------------------------------------------------
-// Publishing calls
+// The end of shmem_init
 // ------------------------------------------------------------------------------------------
 
-/// A published library call: on drop the PE is "outside the library" again (or back in the
-/// call it was nested in).
-#[must_use]
-#[derive(Debug)]
-pub struct CallGuard<'a> {
-    rt: Option<&'a Runtime>,
-    prev_call: u64,
-    prev_seq: u64,
-    prev_ref: u64,
-}
-
 impl Runtime {
-    #[inline]
-    fn my_state(&self) -> &PeState {
-        &self.ctrl.pe(self.my_pe).state
-    }
-
-    /// Publishes that this PE is in `routine` on `team` (its next team call) until the guard
-    /// drops. A call nested in another on the same team (a barrier inside `shmem_malloc`)
-    /// keeps the outer one.
-    #[inline(always)]
-    pub fn enter_call(&self, routine: &'static str, team: Option<&TeamInner>) -> CallGuard<'_> {
-        let state = self.my_state();
-        let prev_call = state.call.load(Ordering::Relaxed);
-        let mut seq = 0;
-        if let Some(t) = team {
-            if prev_call >> KIND_SHIFT == KIND_IN_CALL && prev_call & 0xffff_ffff == t.slot as u64 + 1 {
-                return CallGuard { rt: None, prev_call, prev_seq: 0, prev_ref: 0 };
-            }
-            seq = t.next_call_seq();
-        }
-        self.publish_call(state, prev_call, routine, team.map(|t| (t.slot, seq)))
-    }
-
-    /// [`Self::enter_call`] with the team's slot and call number given (a team creation took
-    /// its number from the parent when it started).
-    #[inline]
-    pub fn enter_call_as(&self, routine: &'static str, team: Option<(usize, u64)>) -> CallGuard<'_> {
-        let state = self.my_state();
-        self.publish_call(state, state.call.load(Ordering::Relaxed), routine, team)
-    }
-
-    /// Entry costs three stores: the routine's name is kept as this process's reference to it
-    /// and named (its id looked up) only when the call's wait begins to sleep ([`Watch`]).
-    #[inline(always)]
-    fn publish_call<'a>(
-        &'a self,
-        state: &PeState,
-        prev_call: u64,
-        routine: &'static str,
-        team: Option<(usize, u64)>,
-    ) -> CallGuard<'a> {
-        // The previous call (number and name) matters only to a nested call, which restores it.
-        let (prev_seq, prev_ref) = if prev_call >> KIND_SHIFT == KIND_IN_CALL {
-            (state.seq.load(Ordering::Relaxed), state.routine_ref.load(Ordering::Relaxed))
-        } else {
-            (0, 0)
-        };
-        state.routine_ref.store(routine_ref(routine), Ordering::Relaxed);
-        state.seq.store(team.map_or(0, |t| t.1), Ordering::Relaxed);
-        let doing = Doing::InCall { routine: 0, team_slot: team.map(|t| t.0) };
-        state.call.store(doing.encode(), Ordering::Relaxed);
-        CallGuard { rt: Some(self), prev_call, prev_seq, prev_ref }
-    }
-
     /// Publishes that this PE left the library (the end of `shmem_init`, whose state is
     /// published before the runtime exists). Under a PMIx launcher the host's clock may not
     /// have been advanced yet (its thread starts after this): then this PE does.
@@ -212,91 +95,11 @@ impl Runtime {
         }
         self.my_state().call.store(Doing::Outside { since_ms: clock }.encode(), Ordering::Relaxed);
     }
-
-    /// Publishes that this PE returned from `shmem_finalize`.
-    pub(crate) fn publish_finished(&self) {
-        let clock = HeaderView::new(&self.map).clock_ms();
-        self.my_state().call.store(Doing::Finished { since_ms: clock }.encode(), Ordering::Relaxed);
-    }
-}
-
-impl Drop for CallGuard<'_> {
-    #[inline(always)]
-    fn drop(&mut self) {
-        let Some(rt) = self.rt else { return };
-        let state = rt.my_state();
-        if self.prev_call >> KIND_SHIFT == KIND_IN_CALL {
-            state.seq.store(self.prev_seq, Ordering::Relaxed);
-            state.routine_ref.store(self.prev_ref, Ordering::Relaxed);
-            state.call.store(self.prev_call, Ordering::Relaxed);
-        } else {
-            let clock = HeaderView::new(&rt.map).clock_ms();
-            state.call.store(Doing::Outside { since_ms: clock }.encode(), Ordering::Relaxed);
-        }
-    }
 }
 
 // ------------------------------------------------------------------------------------------
-// Team descriptions
+// Team descriptions (written by the teams at creation, `team::desc`)
 // ------------------------------------------------------------------------------------------
-
-// A team's description (how it was made, its members in world terms) is written by each
-// member into its own slot when the team is made (`slot_layout::W_DESC`).
-pub(crate) use crate::team::slot_layout::{DESC_WORDS, W_DESC};
-const DESC_TAG: u64 = 0x4445_5343 << 16; // "DESC"
-
-/// How a team was made (for reports).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Made {
-    SplitStrided { parent: usize, start: i64, stride: i64, size: i64 },
-    Split2dRow { parent: usize, xrange: i64 },
-    Split2dColumn { parent: usize, xrange: i64 },
-    SplitColor { parent: usize, color: i64 },
-    Init { npes: i64 },
-}
-
-impl Made {
-    fn words(self) -> (u64, [i64; 4]) {
-        match self {
-            Made::SplitStrided { parent, start, stride, size } => (1, [parent as i64, start, stride, size]),
-            Made::Split2dRow { parent, xrange } => (2, [parent as i64, xrange, 0, 0]),
-            Made::Split2dColumn { parent, xrange } => (3, [parent as i64, xrange, 0, 0]),
-            Made::SplitColor { parent, color } => (4, [parent as i64, color, 0, 0]),
-            Made::Init { npes } => (5, [-1, npes, 0, 0]),
-        }
-    }
-
-    fn from_words(kind: u64, w: [i64; 4]) -> Option<Self> {
-        let parent = w[0] as usize;
-        Some(match kind {
-            1 => Made::SplitStrided { parent, start: w[1], stride: w[2], size: w[3] },
-            2 => Made::Split2dRow { parent, xrange: w[1] },
-            3 => Made::Split2dColumn { parent, xrange: w[1] },
-            4 => Made::SplitColor { parent, color: w[1] },
-            5 => Made::Init { npes: w[1] },
-            _ => return None,
-        })
-    }
-}
-
-/// Writes the description of the team on `slot` (made as `made`, members `pes`) into this
-/// PE's slot words.
-pub(crate) fn describe_team(rt: &Runtime, slot: usize, made: Made, pes: &PeSet) {
-    let words = &rt.ctrl.slot(rt.my_pe, slot)[W_DESC..W_DESC + DESC_WORDS];
-    let (kind, args) = made.words();
-    for (w, a) in words[1..5].iter().zip(args) {
-        w.store(a as u64, Ordering::Relaxed);
-    }
-    // Members in world terms when strided (oshrun lists who has not arrived from these).
-    let (start, stride, size) = match pes {
-        PeSet::Strided { start, stride, size } => (*start as i64, *stride, *size as u64),
-        PeSet::List { members, .. } => (-1, 0, members.len() as u64),
-    };
-    words[5].store(start as u64, Ordering::Relaxed);
-    words[6].store(stride as u64, Ordering::Relaxed);
-    words[7].store(size, Ordering::Relaxed);
-    words[0].store(DESC_TAG | kind, Ordering::Release);
-}
 
 /// The name of the team on `slot` as PE `pe` knows it: a predefined name, or how it was
 /// made ("split_strided(SHMEM_TEAM_WORLD, 0, 2, 4)").
@@ -333,11 +136,6 @@ fn team_name_depth(view: &View<'_>, pe: usize, slot: usize, depth: usize) -> Str
     }
 }
 
-/// A team's members in world terms: (start, stride, size).
-type WorldStrided = (i64, i64, usize);
-/// A team's description: how it was made, and its members in world terms when strided.
-pub(crate) type Desc = (Made, Option<WorldStrided>);
-
 /// The description on `slot` of PE `pe`, read through this process's mapping.
 fn read_desc(ctrl: &CtrlTable, pe: usize, slot: usize) -> Option<Desc> {
     let words = &ctrl.slot(pe, slot)[W_DESC..W_DESC + DESC_WORDS];
@@ -347,17 +145,6 @@ fn read_desc(ctrl: &CtrlTable, pe: usize, slot: usize) -> Option<Desc> {
         *v = word.load(Ordering::Relaxed);
     }
     desc_of_words(&w)
-}
-
-/// A description from its words (read in place, or brought from another host).
-fn desc_of_words(w: &[u64; DESC_WORDS]) -> Option<Desc> {
-    if w[0] & !0xffff != DESC_TAG {
-        return None;
-    }
-    let i = |k: usize| w[k] as i64;
-    let made = Made::from_words(w[0] & 0xffff, [i(1), i(2), i(3), i(4)])?;
-    let (start, stride, size) = (i(5), i(6), w[7] as usize);
-    Some((made, (start >= 0).then_some((start, stride, size))))
 }
 
 // ------------------------------------------------------------------------------------------

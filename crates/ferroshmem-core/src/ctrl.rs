@@ -1,5 +1,6 @@
-//! Per-PE control blocks in the job file: the doorbell that sleeping waiters listen on, and the
-//! team slots (synchronisation words for each team a PE belongs to).
+//! Per-PE control blocks in the job file: the doorbell that sleeping waiters listen on, what
+//! the PE is doing (its state word, [`Doing`], for hang reports), and the team slots
+//! (synchronisation words for each team a PE belongs to).
 #![allow(unsafe_code)]
 
 use std::sync::atomic::{AtomicU32, AtomicU64};
@@ -58,8 +59,8 @@ pub struct ReportWords {
 #[repr(C, align(64))]
 #[derive(Debug)]
 pub struct PeState {
-    /// `activity::Call` encoded: in a call (routine id, team slot), outside the library since
-    /// a clock time, or finished.
+    /// [`Doing`] encoded: in a call (routine id, team slot), outside the library since a
+    /// clock time, or finished.
     pub call: AtomicU64,
     /// The team's call number of the call in `call` (this PE's count of calls on the team).
     pub seq: AtomicU64,
@@ -74,6 +75,86 @@ pub struct PeState {
     /// Meaningful to this PE alone.
     pub routine_ref: AtomicU64,
     _pad: [u8; 24],
+}
+
+// ------------------------------------------------------------------------------------------
+// The state word (`PeState::call`): written by the PE's calls (`runtime::calls`), read by
+// the hang reports (`activity`); here, below both, with the words it describes.
+// ------------------------------------------------------------------------------------------
+
+pub(crate) const KIND_SHIFT: u32 = 62;
+pub(crate) const KIND_IN_CALL: u64 = 1;
+pub(crate) const KIND_OUTSIDE: u64 = 2;
+pub(crate) const KIND_FINISHED: u64 = 3;
+pub(crate) const LOW_MASK: u64 = (1 << KIND_SHIFT) - 1;
+/// In a call's word: its wait has begun to sleep, and `PeState::blocked_since` says when (so
+/// leaving a call, which writes a new word, needs no second store to clear the time).
+pub(crate) const BLOCKED: u64 = 1 << 61;
+pub(crate) const ROUTINE_MASK: u64 = BLOCKED - 1;
+
+/// What a PE is doing, as its `PeState::call` word says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Doing {
+    /// Nothing published yet: before `shmem_init` mapped the job.
+    Starting,
+    /// In a library call.
+    InCall {
+        /// The routine's id (`activity::routine_name`); 0 until it is named, when the call's
+        /// wait begins to sleep.
+        routine: u32,
+        /// The slot of the team the call is on, if any.
+        team_slot: Option<usize>,
+    },
+    /// Outside the library.
+    Outside {
+        /// Since this clock time (ms; 0 unknown).
+        since_ms: u64,
+    },
+    /// Returned from `shmem_finalize`.
+    Finished {
+        /// At this clock time (ms).
+        since_ms: u64,
+    },
+}
+
+impl Doing {
+    /// The word that says this.
+    #[inline]
+    pub fn encode(self) -> u64 {
+        match self {
+            Doing::Starting => 0,
+            Doing::InCall { routine, team_slot } => {
+                KIND_IN_CALL << KIND_SHIFT
+                    | (routine as u64) << 32
+                    | team_slot.map_or(0, |s| (s as u64 + 1) & 0xffff_ffff)
+            }
+            Doing::Outside { since_ms } => KIND_OUTSIDE << KIND_SHIFT | (since_ms & LOW_MASK),
+            Doing::Finished { since_ms } => KIND_FINISHED << KIND_SHIFT | (since_ms & LOW_MASK),
+        }
+    }
+
+    /// What `word` says.
+    #[inline]
+    pub fn decode(word: u64) -> Self {
+        match word >> KIND_SHIFT {
+            KIND_IN_CALL => {
+                let slot = word & 0xffff_ffff;
+                Doing::InCall {
+                    routine: ((word & ROUTINE_MASK) >> 32) as u32,
+                    team_slot: (slot != 0).then(|| slot as usize - 1),
+                }
+            }
+            KIND_OUTSIDE => Doing::Outside { since_ms: word & LOW_MASK },
+            KIND_FINISHED => Doing::Finished { since_ms: word & LOW_MASK },
+            _ => Doing::Starting,
+        }
+    }
+}
+
+/// This process's reference to a routine's name (see [`PeState::routine_ref`]).
+#[inline(always)]
+pub(crate) fn routine_ref(name: &'static str) -> u64 {
+    name.as_ptr() as u64 | (name.len().min(0xffff) as u64) << 48
 }
 
 /// Bytes of the four words that open a control block (16; more under loom, whose atomics are

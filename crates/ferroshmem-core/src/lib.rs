@@ -4,17 +4,21 @@
 //! is started by a PMIx launcher). Two crates sit on it: the safe Rust API (`ferroshmem`) and
 //! the C ABI (`ferroshmem-c`); `oshrun` uses [`launch`]. It is not an API for programs: its
 //! raw routines take addresses, and those that can reach raw memory are `unsafe` with their
-//! contract written down (`runtime::runtime`, `runtime::init`, the raw routines of `rma`,
+//! contract written down (`runtime::runtime`, `start::init`, the raw routines of `rma`,
 //! `atomic` and `p2p`).
 //!
-//! Module map, in layers (docs/ARCHITECTURE.md): `bootstrap` (who am I and where is
-//! everybody: oshrun's job file or PMIx), `topology` (which PEs share a host), `job` (the shared
-//! file and its layout), `ctrl` (per-PE control words), `net` (UCX to the PEs of other hosts),
-//! `wait` (spin, yield, futex), `heap` (symmetric allocator bookkeeping), `static_data`
-//! (globals made symmetric), [`runtime`] (the process's view of the job), [`team`] (team
-//! arithmetic, slots, creation), [`coll`] (collectives and reduction operators), [`rma`],
-//! [`atomic`] and [`p2p`] (one-sided operations), [`activity`] (hang reports: an observer of
-//! the others).
+//! Module map, in layers from the bottom, each importing only the layers below it
+//! (docs/ARCHITECTURE.md, "Layers"; `tools/module-deps.py` fails on a cycle): `bootstrap` (who
+//! am I and where is everybody: oshrun's job file or PMIx), `topology` (which PEs share a host),
+//! `job` (the shared file and its layout), `ctrl` (per-PE control words, the state word of hang
+//! reports), `net` (UCX to the PEs of other hosts), [`wait`] (spin, yield, futex), `heap`
+//! (symmetric allocator bookkeeping), `static_data` (globals made symmetric); [`runtime`] (the
+//! process's view of the job: mapping, waits, syncs, the heap, calls published, exit); [`team`]
+//! (team arithmetic, slots, creation, checked mode, the sync across hosts, and where the teams
+//! live, with the world barrier and the collective allocations), beside [`rma`], [`atomic`] and
+//! [`p2p`] (one-sided operations); [`coll`] (collectives and reduction operators); [`activity`]
+//! (hang reports: an observer of the others); [`start`] (the start of a PE: the runtime's, the
+//! teams, the hang reports).
 //!
 //! What must stay private is, even to the crates on top:
 //!
@@ -54,6 +58,7 @@ pub mod p2p;
 pub mod rma;
 #[allow(missing_docs)]
 pub mod runtime;
+pub mod start;
 pub mod team;
 pub mod wait;
 

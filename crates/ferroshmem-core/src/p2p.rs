@@ -77,7 +77,7 @@ pub unsafe fn wait_until<T: SyncWord>(
     value: T,
 ) -> Result<()> {
     check_local(rt, routine, ivar)?;
-    let _call = rt.enter_call(routine, None);
+    let _call = rt.enter_call_as(routine, None);
     // SAFETY: ivar is live and aligned (caller, check_local).
     rt.wait_until(rt.my_pe, || cmp.holds(unsafe { T::load(ivar) }, value));
     Ok(())
@@ -362,7 +362,7 @@ impl LockWord {
 pub fn set_lock(rt: &Runtime, lock: *const i64) -> Result<()> {
     const ROUTINE: &str = "shmem_set_lock";
     let word = LockWord::of(rt, ROUTINE, lock)?;
-    let _call = rt.enter_call(ROUTINE, None);
+    let _call = rt.enter_call_as(ROUTINE, None);
     let ticket = (word.amo(rt, ROUTINE, AmoOp::FetchAdd(TICKET))? >> 32) as u32;
     match word {
         LockWord::Mapped(w) => rt.wait_until(LOCK_PE as usize, || w.load(Ordering::Acquire) as u32 == ticket),

@@ -15,7 +15,8 @@ use crate::error::{Error, Result};
 use crate::p2p::{self, Cmp, SignalOp, SyncWord};
 use crate::racefree;
 use crate::rma;
-use crate::runtime::{self, InitOptions, Runtime, Target, ThreadLevel};
+use crate::runtime::{InitOptions, Runtime, Target, ThreadLevel};
+use crate::start;
 
 /// Plain data that may live in symmetric memory and be copied byte-wise between PEs.
 ///
@@ -112,7 +113,7 @@ impl Shmem {
                  so that finalize(self) ends every use)",
             ));
         }
-        match runtime::start_or_join(InitOptions::default()) {
+        match start::start_or_join(InitOptions::default()) {
             Ok(rt) => Ok(Shmem { rt }),
             Err(e) => {
                 HELD.store(false, Ordering::Release);
@@ -138,13 +139,13 @@ impl Shmem {
 
     /// Barrier over all PEs, completing every earlier memory operation.
     pub fn barrier_all(&self) {
-        let _busy = self.rt.teams.world.claim("Shmem::barrier_all");
+        let _busy = self.rt.teams().world.claim("Shmem::barrier_all");
         self.rt.barrier_all_as("Shmem::barrier_all")
     }
 
     /// Synchronises all PEs (same as `barrier_all` on shared memory, where quiet is a fence).
     pub fn sync_all(&self) {
-        let _busy = self.rt.teams.world.claim("Shmem::sync_all");
+        let _busy = self.rt.teams().world.claim("Shmem::sync_all");
         self.rt.barrier_all_as("Shmem::sync_all")
     }
 
@@ -166,14 +167,14 @@ impl Shmem {
     /// the same error (otherwise the others wait for it when they passed another `len`).
     pub fn alloc<T: Symmetric>(&self, len: usize) -> Result<SymSlice<'_, T>> {
         const R: &str = "Shmem::alloc";
-        let _busy = self.rt.teams.world.claim(R);
+        let _busy = self.rt.teams().world.claim(R);
         let inputs =
             [ferroshmem_core::coll::local_checks::ALLOC, std::mem::size_of::<T>() as u64, len as u64];
         let bytes = match ferroshmem_core::coll::local_checks::local_checks(self.rt.n_pes, &inputs) {
             Ok(bytes) => bytes,
             Err(e) if self.rt.checked => {
                 let failed = crate::team::checked::Signature::failed(R, &inputs);
-                let agreed = crate::team::checked::check_call(self.rt, &self.rt.teams.world, &failed);
+                let agreed = crate::team::checked::check_call(self.rt, &self.rt.teams().world, &failed);
                 return Err(agreed.err().unwrap_or(e));
             }
             Err(e) => return Err(e),
@@ -206,7 +207,7 @@ impl Shmem {
     /// Collective end of OpenSHMEM use on this PE. Takes the handle: every slice, team and
     /// request borrowed from it must be gone (freed, destroyed or dropped) first.
     pub fn finalize(self) {
-        let _busy = self.rt.teams.world.claim("Shmem::finalize");
+        let _busy = self.rt.teams().world.claim("Shmem::finalize");
         self.rt.finalize()
     }
 }
@@ -421,7 +422,7 @@ impl<T: Symmetric> SymSlice<'_, T> {
     /// Collective free: waits until every PE is done with it.
     pub fn free(self) -> Result<()> {
         let me = std::mem::ManuallyDrop::new(self);
-        let _busy = me.rt.teams.world.claim("SymSlice::free");
+        let _busy = me.rt.teams().world.claim("SymSlice::free");
         me.rt.sym_free("SymSlice::free", me.addr)
     }
 }

@@ -30,7 +30,7 @@ pub mod coll;
 mod racefree;
 
 // The rooms of the core that the safe API is written on, under the names its files use.
-use ferroshmem_core::{atomic, error, p2p, rma, runtime, team};
+use ferroshmem_core::{atomic, error, p2p, rma, runtime, start, team};
 
 pub use api::*;
 pub use ferroshmem_core::error::{Error, Result};

@@ -66,7 +66,7 @@ pub unsafe extern "C" fn shmem_team_create_ctx(team: CTeam, options: c_long, ctx
     // SAFETY: non-null; the caller passes a writable shmem_ctx_t.
     unsafe { *ctx = std::ptr::null() };
     let h = handle(team);
-    let Some(t) = rt.teams.get(h) else {
+    let Some(t) = rt.teams().get(h) else {
         debug_report(rt, format_args!("{R}: not a team (SHMEM_TEAM_INVALID or destroyed)"));
         return 1;
     };

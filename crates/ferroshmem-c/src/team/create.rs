@@ -90,7 +90,7 @@ impl Out {
 
 /// The parent team of a split, or the immediate failure (INVALID or stale parent).
 fn parent(rt: &Runtime, routine: &'static str, team: CTeam) -> Option<Arc<TeamInner>> {
-    let p = rt.teams.get(handle(team));
+    let p = rt.teams().get(handle(team));
     if p.is_none() {
         debug_report(rt, format_args!("{routine}: the parent team is SHMEM_TEAM_INVALID or not a team"));
     }

@@ -17,7 +17,7 @@ pub extern "C" fn shmem_team_destroy(team: CTeam) {
     if h == TeamHandle::INVALID {
         return;
     }
-    if rt.teams.get(h).is_some() && !h.is_predefined() {
+    if rt.teams().get(h).is_some() && !h.is_predefined() {
         destroy_contexts(rt, h);
     }
     if let Err(e) = fcore::team::destroy(rt, h, R) {

@@ -23,7 +23,7 @@ macro_rules! team_query {
     ($($name:ident => |$t:ident| $value:expr),* $(,)?) => {$(
         #[no_mangle]
         pub extern "C" fn $name(team: CTeam) -> c_int {
-            let teams = &rt(stringify!($name)).teams;
+            let teams = &rt(stringify!($name)).teams();
             // SAFETY: a C query lives for this call; destroying the team meanwhile is erroneous.
             unsafe { teams.get_unguarded(handle(team)) }.map_or(-1, |$t| $value as c_int)
         }
@@ -34,7 +34,7 @@ team_query!(shmem_team_my_pe => |t| t.my_index, shmem_team_n_pes => |t| t.n_pes(
 
 #[no_mangle]
 pub extern "C" fn shmem_team_translate_pe(src_team: CTeam, src_pe: c_int, dest_team: CTeam) -> c_int {
-    let teams = &rt("shmem_team_translate_pe").teams;
+    let teams = &rt("shmem_team_translate_pe").teams();
     // SAFETY: both lookups live for this call; destroying a team meanwhile is erroneous.
     let (src, dst) =
         unsafe { (teams.get_unguarded(handle(src_team)), teams.get_unguarded(handle(dest_team))) };
@@ -50,7 +50,7 @@ pub extern "C" fn shmem_team_translate_pe(src_team: CTeam, src_pe: c_int, dest_t
 pub extern "C" fn shmem_team_ptr(team: CTeam, dest: *const c_void, pe: c_int) -> *mut c_void {
     let rt = rt("shmem_team_ptr");
     // SAFETY: the lookup lives for this call; destroying the team meanwhile is erroneous.
-    match unsafe { rt.teams.get_unguarded(handle(team)) } {
+    match unsafe { rt.teams().get_unguarded(handle(team)) } {
         Some(t) if pe >= 0 && (pe as usize) < t.n_pes() => {
             fcore::rma::ptr(rt, dest as usize, t.pes.world_pe(pe as usize) as i64) as *mut c_void
         }
@@ -66,7 +66,7 @@ pub unsafe extern "C" fn shmem_team_get_config(
 ) -> c_int {
     const ROUTINE: &str = "shmem_team_get_config";
     let rt = rt(ROUTINE);
-    let Some(t) = rt.teams.get(handle(team)) else {
+    let Some(t) = rt.teams().get(handle(team)) else {
         debug_report(rt, format_args!("{ROUTINE}: not a team (SHMEM_TEAM_INVALID or destroyed)"));
         return 1;
     };
@@ -87,7 +87,7 @@ pub unsafe extern "C" fn shmem_team_get_config(
 
 #[no_mangle]
 pub unsafe extern "C" fn shmemx_team_info(info: *mut TeamInfo) -> c_int {
-    let u = rt("shmemx_team_info").teams.usage();
+    let u = rt("shmemx_team_info").teams().usage();
     if info.is_null() {
         return 1;
     }

@@ -72,7 +72,7 @@ pub(super) fn look_watch(watch: &mut crate::wait::Watch) {
 pub(super) fn report_hang(rt: &Runtime, now: u64) {
     let me = snapshot(&rt.ctrl, rt.my_pe);
     let Some(call @ (routine, slot, seq)) = me.team_call() else { return };
-    let Some(team) = rt.teams.by_slot(slot) else { return };
+    let Some(team) = rt.teams().by_slot(slot) else { return };
     let members: Vec<usize> = (0..team.n_pes()).map(|i| team.pes.world_pe(i)).collect();
     // Deferred to: a member in the same call that sleeps in a wait, as this PE does, so that
     // it reports in its turn. One in the call that does not wait (it computes, or is stuck

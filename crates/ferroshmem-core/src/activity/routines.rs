@@ -129,13 +129,7 @@ pub(super) const ROUTINES: &[&str] = &[
     "TeamRequest::wait",
 ];
 
-/// This process's reference to a routine's name (see `PeState::routine_ref`).
-#[inline(always)]
-pub(super) fn routine_ref(name: &'static str) -> u64 {
-    name.as_ptr() as u64 | (name.len().min(0xffff) as u64) << 48
-}
-
-/// The id of the routine whose name `reference` (made by [`routine_ref`] in this process)
+/// The id of the routine whose name `reference` (made by `ctrl::routine_ref` in this process)
 /// points to.
 pub(super) fn routine_id_of_ref(reference: u64) -> u32 {
     let (ptr, len) = ((reference & ((1 << 48) - 1)) as *const u8, (reference >> 48) as usize);

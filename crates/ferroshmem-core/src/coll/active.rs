@@ -55,7 +55,7 @@ pub fn active_group(
     }
     let (start, stride, size, me) = ActiveSet::check(rt, routine, start, log_stride, size, psync)?;
     let key = (start, stride, size);
-    let known = rt.teams.active_sets.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned();
+    let known = rt.teams().active_sets.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned();
     if let Some(Some(team)) = known {
         return Ok(SetGroup::Team(team));
     }
@@ -67,7 +67,7 @@ pub fn active_group(
         Some(team) => team,
         None => {
             let team = make_team(rt, &set);
-            rt.teams.active_sets.lock().unwrap_or_else(|e| e.into_inner()).insert(key, team.clone());
+            rt.teams().active_sets.lock().unwrap_or_else(|e| e.into_inner()).insert(key, team.clone());
             team
         }
     };
@@ -86,16 +86,16 @@ fn make_team(rt: &Runtime, set: &ActiveSet) -> Option<Arc<TeamInner>> {
         stride: set.stride as i64,
         size: set.size as u32,
     };
-    Some(rt.teams.adopt(pes, set.me, slot, base_epoch))
+    Some(rt.teams().adopt(pes, set.me, slot, base_epoch))
 }
 
 /// The slot agreement of a set's members through its pSync words 2 (the proposed slot + 1, 0
 /// for none) and 3 (that slot's epoch high-water mark); see the module documentation.
 fn agree_on_slot(rt: &Runtime, set: &ActiveSet) -> Option<(usize, u64)> {
     let mut candidate = 0;
-    rt.teams.settle_releases(rt);
+    rt.teams().settle_releases(rt);
     loop {
-        let proposal = rt.teams.available_slots(rt).reserve_from(candidate);
+        let proposal = rt.teams().available_slots(rt).reserve_from(candidate);
         let (mine, high_water) = proposal.map_or((0, 0), |(s, hw)| (s as u64 + 1, hw));
         set.word(rt, set.me, 2).store(mine, Ordering::Relaxed);
         set.word(rt, set.me, 3).store(high_water, Ordering::Relaxed);
@@ -110,7 +110,7 @@ fn agree_on_slot(rt: &Runtime, set: &ActiveSet) -> Option<(usize, u64)> {
         set.barrier(rt);
         set.word(rt, set.me, 2).store(0, Ordering::Relaxed);
         set.word(rt, set.me, 3).store(0, Ordering::Relaxed);
-        let mut slots = rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slots = rt.teams().slots.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((s, _)) = proposal {
             if lowest != 0 && lowest == highest {
                 slots.claim(s);

@@ -10,6 +10,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 use crate::team::checked::Signature;
+use crate::team::local_checks::strided_extent;
 
 /// Address of `len` bytes at local symmetric `addr` as mapped for world PE `pe`.
 #[inline]
@@ -245,16 +246,6 @@ pub(super) fn collect_total(routine: &'static str, counts: &[u64], dest_cap: usi
 const IN_ORDER_MIN_BYTES: usize = 4 << 10;
 /// See [`IN_ORDER_MIN_BYTES`].
 const IN_ORDER_MAX_BYTES: usize = 128 << 10;
-
-/// Bytes spanned by `n * nelems` elements of `elem` bytes, `stride` elements apart (an
-/// alltoalls buffer): `((n * nelems - 1) * stride + 1) * elem`, 0 for no elements, `None` when
-/// it does not fit in a `usize`.
-pub fn strided_extent(n: usize, nelems: usize, stride: usize, elem: usize) -> Option<usize> {
-    match n.checked_mul(nelems)? {
-        0 => Some(0),
-        count => (count - 1).checked_mul(stride)?.checked_add(1)?.checked_mul(elem),
-    }
-}
 
 /// alltoalls (see [`Alltoalls`]).
 pub fn alltoalls(rt: &Runtime, g: &mut impl Group, routine: &'static str, args: Alltoalls) -> Result<()> {

@@ -40,27 +40,18 @@ mod reduce;
 mod wide;
 
 pub(super) use broadcast::broadcast;
-pub(crate) use broadcast::BroadcastRing;
 pub(super) use collect::collect;
 pub(crate) use plan::{collect_is_hierarchical, Shape};
-use plan::{AlltoallForm, FcollectForm, SyncForm, CHUNK_BITS, STAGE_HALF};
+use plan::{AlltoallForm, FcollectForm, STAGE_HALF};
 pub(super) use reduce::reduce;
-pub(crate) use wide::partners as wide_partners;
 
-/// Whether the leaders of a team of these host groups talk only to their partners in the
-/// trees (every collective takes them), not to every leader: whom to connect to ahead.
-pub(crate) fn trees_only(groups: &HostGroups) -> bool {
-    Shape::of(groups).trees_only()
-}
-
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use super::across::check_own;
 use super::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES, SHARED_STAGE_BYTES, W_ENTER};
 use crate::error::{Error, Result};
-use crate::runtime::{
-    add_to_tagged_count, counted_messages, tagged_count, FlagWord, Runtime, CENTRAL_ARRIVALS, CENTRAL_RELEASE,
-};
+use crate::runtime::{add_to_tagged_count, counted_messages, Runtime};
+use crate::team::across_hosts::{Op, CHUNK_BITS};
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
 
@@ -69,33 +60,10 @@ use crate::team::TeamInner;
 // (`Runtime::put_counted`: large payloads sent straight into destinations, each message
 // adding one); it only grows, a collective reads it before it enters (no message of that
 // collective can have come yet) and waits until it grew by the number it expects.
-pub(crate) use crate::team::slot_layout::MAX_GROUPS;
-use crate::team::slot_layout::{W_COUNTED, W_DONE, W_FLAGS, W_MSG_FLAGS};
-/// Up to this many host leaders meet directly (each signals each: one network step); more
-/// meet by dissemination (ceil(log2 L) steps).
-const DIRECT_LEADERS: usize = 8;
+use crate::team::slot_layout::{W_COUNTED, W_DONE};
 
-/// One hierarchical operation as this PE takes part in it.
-struct Op<'a> {
-    rt: &'a Runtime,
-    team: &'a TeamInner,
-    groups: &'a HostGroups,
-    routine: &'static str,
-    epoch: u64,
-    /// The waits for words that only PEs of this host write (arrivals, the release, the
-    /// members' done) leave the network to the progress thread (`Runtime::wait_until_local`):
-    /// in every collective where only leaders use the network. Not in an alltoall, where
-    /// every PE sends and receives its own blocks: standing aside measured slower there
-    /// (docs/ARCHITECTURE.md).
-    local_waits: bool,
-}
-
+// The steps of the hierarchical collectives beside those of the sync (`team::across_hosts`).
 impl<'a> Op<'a> {
-    /// The team's next collective operation, one where only leaders use the network.
-    fn new(rt: &'a Runtime, team: &'a TeamInner, groups: &'a HostGroups, routine: &'static str) -> Self {
-        Op { rt, team, groups, routine, epoch: team.next_epoch(), local_waits: true }
-    }
-
     /// The team's next collective operation, one where every PE uses the network (alltoall).
     fn every_pe_sends(
         rt: &'a Runtime,
@@ -104,83 +72,6 @@ impl<'a> Op<'a> {
         routine: &'static str,
     ) -> Self {
         Op { local_waits: false, ..Op::new(rt, team, groups, routine) }
-    }
-
-    fn pe(&self, i: usize) -> usize {
-        self.team.pes.world_pe(i)
-    }
-
-    /// World PE of group `g`'s leader.
-    fn leader_of(&self, g: usize) -> usize {
-        self.pe(self.groups.leader(g))
-    }
-
-    /// World PE of this host's leader.
-    fn my_leader(&self) -> usize {
-        self.leader_of(self.groups.mine())
-    }
-
-    fn is_leader(&self) -> bool {
-        self.groups.leader(self.groups.mine()) == self.team.my_index
-    }
-
-    /// The other members of this host.
-    fn local_others(&self) -> u64 {
-        self.groups.members(self.groups.mine()).len() as u64 - 1
-    }
-
-    /// Word `w` of the team's slot on `pe`, a PE of this host.
-    fn word(&self, pe: usize, w: usize) -> &'a AtomicU64 {
-        &self.rt.ctrl.slot(pe, self.team.slot)[w]
-    }
-
-    fn flag_value(&self, chunk: u64) -> u64 {
-        (self.epoch << CHUNK_BITS) | chunk
-    }
-
-    /// Tells `hub` that this PE entered: its source is ready, or its part is written.
-    fn arrive(&self, hub: usize) {
-        add_to_tagged_count(self.word(hub, CENTRAL_ARRIVALS), self.epoch);
-        self.rt.notify(hub);
-    }
-
-    /// On a hub: waits until `count` local members have arrived.
-    fn wait_arrivals(&self, count: u64) {
-        self.wait_count(CENTRAL_ARRIVALS, count);
-    }
-
-    /// Waits until word `w` of `owner`'s slot (a PE of this host) reaches `value`: every word
-    /// these collectives wait on only grows.
-    fn wait_word(&self, owner: usize, w: usize, value: u64) {
-        let word = self.word(owner, w);
-        self.rt.wait_until(owner, || word.load(Ordering::Acquire) >= value);
-    }
-
-    /// On a hub: waits until the tagged count in its word `w` reaches `count` for this epoch.
-    fn wait_count(&self, w: usize, count: u64) {
-        if count > 0 {
-            self.wait_host_word(self.rt.my_pe, w, tagged_count(self.epoch, count));
-        }
-    }
-
-    /// [`Self::wait_word`] for a word that only PEs of this host write (see `local_waits`).
-    fn wait_host_word(&self, owner: usize, w: usize, value: u64) {
-        if self.local_waits {
-            let word = self.word(owner, w);
-            self.rt.wait_until_local(owner, || word.load(Ordering::Acquire) >= value);
-        } else {
-            self.wait_word(owner, w, value);
-        }
-    }
-
-    /// On a hub: lets the local members go on (what they wait for is in place).
-    fn release(&self) {
-        self.word(self.rt.my_pe, CENTRAL_RELEASE).store(self.epoch, Ordering::Release);
-        self.rt.notify(self.rt.my_pe);
-    }
-
-    fn wait_release(&self, hub: usize) {
-        self.wait_host_word(hub, CENTRAL_RELEASE, self.epoch);
     }
 
     /// Tells `hub` that this PE no longer reads its buffers.
@@ -192,47 +83,6 @@ impl<'a> Op<'a> {
     /// On a hub: waits until every other local member is done with its buffers.
     fn wait_done(&self) {
         self.wait_count(W_DONE, self.local_others());
-    }
-
-    /// Raises this group's flag on world PE `pe` (of another host) to `value`. The caller
-    /// fenced after the data that the flag announces.
-    fn signal(&self, pe: usize, value: u64) {
-        self.rt.store_slot_word(self.routine, pe, self.team.slot, W_FLAGS + self.groups.mine(), value);
-    }
-
-    /// Waits until group `g`'s flag on `owner` (a PE of this host) reaches `value`.
-    fn wait_flag(&self, owner: usize, g: usize, value: u64) {
-        self.wait_word(owner, W_FLAGS + g, value);
-    }
-
-    /// Sends `bytes` to `offset` of world PE `pe`'s staging area (a PE of another host) and
-    /// raises this group's message flag of staged exchange `exchange` there to `value`, in
-    /// one message. Every sender waited for the exchange's credit first (see
-    /// [`Self::wait_credit`]).
-    fn send_staged(&self, pe: usize, exchange: u64, offset: usize, bytes: &[u8], value: u64) {
-        self.rt.put_stage_flagged(
-            self.routine,
-            pe,
-            self.team.slot,
-            offset,
-            bytes,
-            FlagWord::Slot(msg_flag(self.groups.mine(), exchange)),
-            value,
-        );
-    }
-
-    /// Waits until group `g`'s message flag of staged exchange `exchange` on `owner` (a PE of
-    /// this host) reaches `value`.
-    fn wait_msg_flag(&self, owner: usize, g: usize, exchange: u64, value: u64) {
-        self.wait_word(owner, msg_flag(g, exchange), value);
-    }
-
-    /// Waits until every other group's message flag of staged exchange `exchange` on this PE
-    /// reaches `value`.
-    fn wait_msg_flags(&self, exchange: u64, value: u64) {
-        for g in self.groups.others() {
-            self.wait_msg_flag(self.rt.my_pe, g, exchange, value);
-        }
     }
 
     /// Where group `g`'s part starts in a staged exchange that packs `unit` bytes per member,
@@ -300,19 +150,6 @@ impl<'a> Op<'a> {
         }
     }
 
-    /// Waits for the credit of staged exchange `exchange` (`credit` from
-    /// `TeamInner::take_staged_exchanges`): every other group's message flag of the previous
-    /// exchange on this PE shows that its host entered that exchange, so it finished reading
-    /// the one before, the last to use the half (and the flag words) that this exchange writes.
-    /// Hence no two messages of one parity from one group to one PE are ever in flight at
-    /// once, and a flag of an exchange's parity that reaches its value means this exchange's
-    /// data, whatever order messages arrive in.
-    fn wait_credit(&self, exchange: u64, credit: u64) {
-        if credit > 0 {
-            self.wait_msg_flags(exchange - 1, credit);
-        }
-    }
-
     /// This PE's count of counted messages received ([`W_COUNTED`]); read before this PE
     /// enters a collective whose counted messages it will wait for.
     fn counted_base(&self) -> u64 {
@@ -331,100 +168,10 @@ impl<'a> Op<'a> {
     fn wait_counted(&self, base: u64, messages: usize) {
         self.wait_word(self.rt.my_pe, W_COUNTED, base + messages as u64);
     }
-
-    /// Takes (on every member alike) the staged exchange through which the leaders will meet
-    /// by empty messages, when there are at most [`DIRECT_LEADERS`] of them; `None`: they
-    /// meet by dissemination. For [`Self::meet`].
-    fn take_meeting(&self) -> Option<(u64, u64)> {
-        self.meets_directly().then(|| self.team.take_staged_exchanges(1, self.flag_value(0)))
-    }
-
-    /// Whether the leaders meet directly (each signals each) rather than by dissemination: up
-    /// to [`DIRECT_LEADERS`].
-    fn meets_directly(&self) -> bool {
-        self.groups.len() <= DIRECT_LEADERS
-    }
-
-    /// The leaders meet, by empty messages of staged exchange `direct` (its number and
-    /// credit, from [`Self::take_meeting`]) when there is one, else by [`Self::leaders_meet`].
-    fn meet(&self, direct: Option<(u64, u64)>) {
-        match direct {
-            Some((exchange, credit)) => {
-                let entered = self.flag_value(0);
-                self.wait_credit(exchange, credit);
-                for g in self.groups.others() {
-                    self.send_staged(self.leader_of(g), exchange, 0, &[], entered);
-                }
-                self.wait_msg_flags(exchange, entered);
-            }
-            None => self.leaders_meet(),
-        }
-    }
-
-    /// The leaders meet: returns once every leader has called it for this epoch (and so, in a
-    /// sync, every member has arrived). Flags after a fence, so they follow this PE's earlier
-    /// traffic.
-    fn leaders_meet(&self) {
-        let l = self.groups.len();
-        self.rt.fence();
-        if self.meets_directly() {
-            let v = self.flag_value(0);
-            for g in self.groups.others() {
-                self.signal(self.leader_of(g), v);
-            }
-            for g in self.groups.others() {
-                self.wait_flag(self.rt.my_pe, g, v);
-            }
-            return;
-        }
-        // Dissemination over the leaders, in the sync words of the slot (epochs only).
-        let me = self.groups.mine();
-        let (mut dist, mut round) = (1usize, 0usize);
-        while dist < l {
-            let to = self.leader_of((me + dist) % l);
-            self.rt.store_slot_word(self.routine, to, self.team.slot, round, self.epoch);
-            self.wait_word(self.rt.my_pe, round, self.epoch);
-            dist <<= 1;
-            round += 1;
-            self.rt.fence();
-        }
-    }
-}
-
-/// The slot word of group `g`'s message flag for staged exchanges of `exchange`'s parity.
-fn msg_flag(g: usize, exchange: u64) -> usize {
-    W_MSG_FLAGS + 2 * g + (exchange & 1) as usize
 }
 
 fn total(routine: &'static str, a: usize, b: usize) -> Result<usize> {
     a.checked_mul(b).ok_or_else(|| Error::invalid(routine, "nelems", "size overflows"))
-}
-
-/// Team sync: the members of each host arrive at their leader, the leaders meet, each leader
-/// releases its host. Every member first completes its own network operations (quiet), so the
-/// sync orders them as it orders stores on one host.
-pub(crate) fn sync(rt: &Runtime, team: &TeamInner, groups: &HostGroups, epoch: u64) {
-    rt.quiet();
-    let op = Op { rt, team, groups, routine: "shmem_team_sync", epoch, local_waits: true };
-    // Up to DIRECT_LEADERS leaders meet by empty flagged messages, as a staged exchange
-    // without data (no fence: a sync carries no data of its own, and the quiet above
-    // completed the program's); more meet by dissemination, or up and down the tree. Only the
-    // meeting takes a staged exchange: every member takes the same ones (the credits count
-    // them).
-    let form = plan::sync(&Shape::of(groups));
-    let meeting = if form == SyncForm::Meet { op.take_meeting() } else { None };
-    if !op.is_leader() {
-        let leader = op.my_leader();
-        op.arrive(leader);
-        op.wait_release(leader);
-        return;
-    }
-    op.wait_arrivals(op.local_others());
-    match form {
-        SyncForm::Tree => wide::sync(&op),
-        SyncForm::Meet => op.meet(meeting),
-    }
-    op.release();
 }
 
 /// fcollect: each leader copies its host's blocks (from the members' sources, once they

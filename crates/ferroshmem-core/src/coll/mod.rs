@@ -54,20 +54,22 @@ mod args;
 mod group;
 pub(crate) mod hier;
 mod in_order;
-pub mod local_checks;
+/// The local argument checks of the safe API's team calls (they live in the team layer, whose
+/// checked mode repeats them).
+pub use crate::team::local_checks;
 pub mod ops;
 mod team_group;
-mod tree;
 
 pub use ops::{And, Complex, Max, Min, Or, Prod, ReduceOp, Sum, Xor};
 
+pub use crate::team::local_checks::strided_extent;
 pub(crate) use crate::team::slot_layout::{
     CENTRAL_WORDS, SCRATCH_WORDS, W_ARRIVE, W_CENTRAL, W_DELIVERED, W_ENTER, W_ENTRANTS, W_LAST, W_SCRATCH,
     W_STAGE_LAST, W_WORD,
 };
 pub use active_set::{ActiveSet, PSYNC_WORDS};
 pub use algorithms::checked_reduce_name;
-pub use algorithms::{alltoalls, broadcast, collect, fcollect, reduce, strided_extent};
+pub use algorithms::{alltoalls, broadcast, collect, fcollect, reduce};
 use algorithms::{at, collect_total, combine, copy, INVALID_COUNT};
 pub use args::{Alltoalls, Broadcast, Collect};
 pub use group::{

@@ -1,4 +1,5 @@
-//! The end of a PE: finalize, global exit, the fatal path and the one stderr reporter.
+//! The end of a PE: finalize (after its barrier, which is the team layer's: `team::world`),
+//! global exit, the fatal path and the one stderr reporter.
 #![allow(unsafe_code)]
 
 use std::sync::atomic::Ordering;
@@ -8,15 +9,10 @@ use crate::error::Error;
 use crate::job::HeaderView;
 
 impl Runtime {
-    /// Collective end of the OpenSHMEM part of the program.
-    pub fn finalize(&self) {
-        self.finalize_within(None)
-    }
-
-    /// [`Self::finalize`]; across hosts, the closing PMIx fence waits at most `limit` (`None`:
-    /// until every PE is in it, however long a loaded machine takes).
-    fn finalize_within(&self, limit: Option<std::time::Duration>) {
-        self.barrier_all_as("shmem_finalize");
+    /// The end of `Runtime::finalize` after its closing barrier (which is the team layer's,
+    /// `team::world`, over the world team): across hosts, the closing PMIx fence waits at most
+    /// `limit` (`None`: until every PE is in it, however long a loaded machine takes).
+    pub(crate) fn finish(&self, limit: Option<std::time::Duration>) {
         self.finalized.store(true, Ordering::SeqCst);
         self.publish_finished();
         // Under a PMIx launcher: every network operation is complete (the barrier quieted).
@@ -50,15 +46,10 @@ impl Runtime {
         }
     }
 
-    /// Finalizes at process exit if the program did not (C programs register this to run at
-    /// exit, with the process's exit `status`); nothing when leaving through a global exit,
-    /// whose other PEs are being stopped anyway. A PE that exits with a failure status without
-    /// finalizing (it returned early from `main`) may have peers that never reach their
-    /// finalize: its closing fence across hosts gives up after `FAILED_EXIT_FENCE`.
-    pub fn finalize_at_exit(&self, status: i32) {
-        if !self.exiting.load(Ordering::SeqCst) && !self.finalized.load(Ordering::SeqCst) {
-            self.finalize_within((status != 0).then_some(FAILED_EXIT_FENCE));
-        }
+    /// Whether the program has neither finalized nor begun a global exit (`Runtime::finalize_at_exit`
+    /// then finalizes).
+    pub(crate) fn unfinished(&self) -> bool {
+        !self.exiting.load(Ordering::SeqCst) && !self.finalized.load(Ordering::SeqCst)
     }
 
     /// Ends the whole job with `status` (shmem_global_exit): recorded for oshrun, which stops

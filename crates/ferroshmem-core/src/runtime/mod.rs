@@ -1,18 +1,24 @@
-//! The per-process runtime: who we are, where every PE's memory is mapped, and the world barrier.
+//! The per-process runtime: who we are, where every PE's memory is mapped, the waits and syncs.
 //!
-//! One room per job: this module holds the [`Runtime`] itself and its start (bootstrap, mapping
-//! the job file, the published pointer); `translate` where a PE's symmetric memory is (mapped
-//! here or through the network); `slot_words` the words and staging areas of team slots, as
-//! the syncs and collectives write and read them on any PE; `sync` the waits, the team syncs
-//! (dissemination, central counter, across hosts) and the world barrier; `alloc` the
-//! symmetric allocation front end and its agreement; `exit` finalize, global exit, the fatal
-//! path and the one stderr reporter.
+//! One room per job: this module holds the [`Runtime`] itself, its own start (bootstrap,
+//! mapping the job file, the network) and the published pointer; `translate` where a PE's
+//! symmetric memory is (mapped here or through the network); `slot_words` the words and
+//! staging areas of team slots, as the syncs and collectives write and read them on any PE;
+//! `sync` the waits and the team syncs (dissemination, central counter, across hosts);
+//! `alloc` this PE's symmetric heap; `calls` the publication of this PE's library calls (what
+//! hang reports read); `exit` finalize's end, global exit, the fatal path and the one stderr
+//! reporter; `peer_watch` the watch of the other hosts.
+//!
+//! The runtime names none of the layers above it (issue 30): the teams live in the team layer
+//! (`Runtime::teams`, with the world barrier, finalize's barrier and the collective
+//! allocations, `team::world` and `team::alloc`), and the start of a PE (`start::init`,
+//! `start::start_or_join`) runs this module's start, makes the teams and starts the hang
+//! reports (`activity`) before it publishes the runtime.
 #![allow(unsafe_code)]
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::Mutex;
 
-use crate::activity;
 use crate::bootstrap;
 use crate::ctrl::CtrlTable;
 use crate::error::{Error, Result};
@@ -20,17 +26,20 @@ use crate::heap::SymHeap;
 use crate::job::{self, JobFile, Layout, Mapping};
 use crate::net::Net;
 use crate::static_data::{self, SharedStatics};
-use crate::team::Teams;
 use crate::topology::Topology;
-use crate::wait::{self, WaitPolicy};
+use crate::wait::{self, SleepObserver, WaitPolicy};
 
 mod alloc;
+mod calls;
 mod exit;
 mod peer_watch;
 mod slot_words;
 mod sync;
 mod translate;
 
+pub(crate) use alloc::NO_DROP;
+pub use calls::CallGuard;
+pub(crate) use exit::FAILED_EXIT_FENCE;
 pub use exit::{fatal, report_line, ERROR_EXIT_STATUS};
 pub use peer_watch::LOST_PEER_REPORT;
 pub use slot_words::{counted_messages, Delivery, FlagWord, COUNTED_CHUNK};
@@ -62,7 +71,7 @@ impl Default for InitOptions {
     }
 }
 
-pub(crate) use crate::team::slot_layout::{CENTRAL_ARRIVALS, CENTRAL_RELEASE};
+pub(crate) use crate::job::slot_layout::{CENTRAL_ARRIVALS, CENTRAL_RELEASE};
 
 /// Everything a PE knows about the job. Lives for the rest of the process once initialised.
 #[derive(Debug)]
@@ -91,8 +100,6 @@ pub struct Runtime {
     pub debug: bool,
     /// Checked mode: collective calls are compared across PEs (SHMEM_DEBUG, SHMEMX_CHECK_COLLECTIVES).
     pub checked: bool,
-    /// This PE's teams.
-    pub teams: Teams,
     /// Which host every PE runs on (from the bootstrap).
     pub(crate) topology: Topology,
     /// The job spans hosts: some PEs are reached through `net`, not through the mapping.
@@ -125,15 +132,6 @@ pub unsafe fn runtime(routine: &'static str) -> Result<&'static Runtime> {
     current(routine)
 }
 
-/// Starts the runtime (collective over all PEs), or returns the one already running: for the
-/// C ABI crate.
-///
-/// # Safety
-/// As [`runtime`]: the caller keeps the C API's contracts in every use of the runtime.
-pub unsafe fn init(options: InitOptions) -> Result<&'static Runtime> {
-    start_or_join(options)
-}
-
 /// The running runtime (see [`runtime`]); the safe API wraps it in `Shmem`.
 #[inline]
 pub(crate) fn current(routine: &'static str) -> Result<&'static Runtime> {
@@ -141,7 +139,8 @@ pub(crate) fn current(routine: &'static str) -> Result<&'static Runtime> {
     if p.is_null() {
         return Err(Error::NotInitialized { routine });
     }
-    // SAFETY: a non-null pointer was published by `init` from a leaked Box and is never freed.
+    // SAFETY: a non-null pointer was published by `start_once` from a leaked Box and is never
+    // freed.
     let rt = unsafe { &*p };
     if rt.finalized.load(Ordering::Relaxed) {
         return Err(Error::NotInitialized { routine });
@@ -156,8 +155,16 @@ pub(crate) fn running() -> Option<&'static Runtime> {
     (!p.is_null()).then(|| unsafe { &*p })
 }
 
-/// Starts the runtime (collective over all PEs), or returns the one already running.
-pub fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
+/// The start of the runtime, once per process (`start::start_or_join`: collective over all
+/// PEs): under the init lock, the runtime already running (an error once it has finalized),
+/// or the one that `make` makes, published here (from then on [`runtime`], `current` and
+/// `running` find it, for the rest of the process); then `started` (the closing barrier of
+/// `shmem_init`, the hang reports' start) and the watch of the other hosts. A concurrent call
+/// waits for all of it.
+pub(crate) fn start_once(
+    make: impl FnOnce() -> Result<Runtime>,
+    started: impl FnOnce(&'static Runtime),
+) -> Result<&'static Runtime> {
     let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let existing = RUNTIME.load(Ordering::Acquire);
     if !existing.is_null() {
@@ -168,21 +175,39 @@ pub fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
         }
         return Ok(rt);
     }
-    let rt = Box::leak(Box::new(Runtime::start(options)?));
+    let rt = Box::leak(Box::new(make()?));
     RUNTIME.store(rt, Ordering::Release);
     let rt: &'static Runtime = rt;
-    rt.barrier_all_as("shmem_init");
-    rt.publish_outside();
-    // Under a PMIx launcher: the host's coarse clock (oshrun's on one host), oshrun's report
-    // requests through mpirun.
-    activity::start_host_duties(rt);
+    started(rt);
     // Across hosts: a host that stops answering ends the job (issue 29).
     peer_watch::start(rt);
     Ok(rt)
 }
 
+/// What the hang reports (`activity`, above the runtime, which does not name them) give the
+/// runtime's start: the state word this PE publishes once the job is mapped (in
+/// `shmem_init`), their threshold, and the observer of the waits that sleep.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Observers {
+    /// Stored in this PE's `PeState::call` once the job is mapped.
+    pub(crate) init_call: u64,
+    /// `WaitPolicy::hang_report_ms`.
+    pub(crate) hang_report_ms: u64,
+    /// Registered (`wait::observe_sleeps`) before the network starts.
+    pub(crate) sleeps: SleepObserver,
+}
+
 impl Runtime {
-    fn start(options: InitOptions) -> Result<Self> {
+    /// The runtime's own start: bootstrap, the job's mapping, the program's statics, the wait
+    /// policy and, across hosts, the network. `upper` makes the state of the layers above
+    /// (the teams: this PE, the job's layout, the hosts), once the job is mapped and before
+    /// the network starts, where the runtime made the teams when it held them; its error
+    /// stops the start there, as then.
+    pub(crate) fn start<T>(
+        options: InitOptions,
+        observers: Observers,
+        upper: impl FnOnce(usize, &Layout, &Topology) -> Result<T>,
+    ) -> Result<(Self, T)> {
         // Before this process waits for, or writes to, any other PE (see the barriers).
         crate::sync_prims::barrier::init();
         // Short time slices for this PE's threads, so that a waiter woken by the write it waits
@@ -198,9 +223,8 @@ impl Runtime {
         let ctrl = CtrlTable::new(base, layout);
         // Where this PE runs, for the core-aware waits of the others (updated by central syncs).
         ctrl.pe(my_pe).cpu.store(rustix::thread::sched_getcpu() as u32 + 1, Ordering::Relaxed);
-        let in_init =
-            activity::Doing::InCall { routine: activity::routine_id("shmem_init"), team_slot: None };
-        ctrl.pe(my_pe).state.call.store(in_init.encode(), Ordering::Relaxed);
+        // In shmem_init, for the hang reports.
+        ctrl.pe(my_pe).state.call.store(observers.init_call, Ordering::Relaxed);
         let statics = if options.share_statics {
             match static_data::find_main_segment() {
                 Some(seg) => Some(SharedStatics::share(&job, my_pe, seg, |pe| topology.is_local(pe))?),
@@ -214,7 +238,7 @@ impl Runtime {
         let debug = flag("SHMEM_DEBUG");
         // Agreed across the job (PE 0's), like the settings that choose an algorithm.
         let checked = crate::settings::agreed().checked;
-        let teams = Teams::new(my_pe, layout.n_pes, layout.team_slots, layout.slot_words * 8, &topology)?;
+        let upper = upper(my_pe, &layout, &topology)?;
         let (static_start, static_len, static_bases) = match &statics {
             Some(s) => (s.segment.start, s.segment.len, s.bases.clone()),
             None => (0, 0, Vec::new()),
@@ -222,11 +246,11 @@ impl Runtime {
         let my_ctrl = base as usize + layout.ctrl_offset(my_pe);
         // The PEs of this host share its cores: they decide whether PEs outnumber cores.
         let wait = WaitPolicy {
-            hang_report_ms: activity::hang_report_ms_from_env(),
+            hang_report_ms: observers.hang_report_ms,
             ..WaitPolicy::for_job(topology.local_pes().len(), algorithm_cores(job.cores())?)
         };
         // The hang reports watch the waits that sleep (the waits do not call them).
-        wait::observe_sleeps(activity::SLEEP_OBSERVER);
+        wait::observe_sleeps(observers.sleeps);
         let pmix = std::sync::Arc::new(Mutex::new(pmix));
         let spans_hosts = topology.spans_hosts() && pmix.lock().unwrap_or_else(|e| e.into_inner()).is_some();
         let net = if spans_hosts {
@@ -242,7 +266,7 @@ impl Runtime {
         } else {
             None
         };
-        Ok(Runtime {
+        let rt = Runtime {
             my_pe,
             n_pes: layout.n_pes,
             layout,
@@ -261,7 +285,6 @@ impl Runtime {
             exiting: AtomicBool::new(false),
             debug,
             checked,
-            teams,
             multi_host: topology.spans_hosts(),
             topology,
             net,
@@ -270,7 +293,8 @@ impl Runtime {
             _job: job,
             map,
             _statics: statics,
-        })
+        };
+        Ok((rt, upper))
     }
 
     /// The network transport, when the job spans hosts.

@@ -1,13 +1,14 @@
 //! Waits and syncs: waiting on a PE's memory (progressing the network across hosts), the team
-//! syncs (dissemination, central counter, across hosts), the world barrier, quiet and fence.
+//! syncs (dissemination, central counter, across hosts), quiet and fence. The world barrier
+//! (`Runtime::barrier_all`, over the world team) and the hierarchical sync of a team across
+//! hosts are the team layer's (`team::world`, `team::across_hosts`).
 
 use std::sync::atomic::{fence, AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::{fatal, Runtime};
+use crate::job::slot_layout::{CENTRAL_ARRIVALS, CENTRAL_ARRIVED, CENTRAL_RELEASE};
 use crate::net::Net;
-use crate::team;
-use crate::team::slot_layout::{CENTRAL_ARRIVALS, CENTRAL_ARRIVED, CENTRAL_RELEASE};
 use crate::wait;
 
 /// Bits of the arrivals word (and other epoch-tagged counts) that count (the rest hold the
@@ -348,25 +349,6 @@ impl Runtime {
             if start.elapsed() >= self.wait.yield_for {
                 return;
             }
-        }
-    }
-
-    /// Waits until every PE has arrived; orders all earlier memory operations before any later
-    /// ones on every PE (shmem_barrier_all / shmem_sync_all on shared memory).
-    pub fn barrier_all(&self) {
-        self.barrier_all_as("shmem_barrier_all")
-    }
-
-    /// [`Self::barrier_all`] published as `routine` (hang reports name it).
-    pub fn barrier_all_as(&self, routine: &'static str) {
-        let _call = self.enter_call(routine, Some(&self.teams.world));
-        if self.checked {
-            let sig = team::checked::Signature::new("shmem_barrier_all", &[]);
-            if let Err(e) = team::checked::check_call(self, &self.teams.world, &sig) {
-                fatal(&e);
-            }
-        } else {
-            self.teams.world.sync_unchecked(self);
         }
     }
 

@@ -332,7 +332,7 @@ impl SlotAgreement {
         hash: u64,
         spanning: [bool; MAX_AXES],
     ) -> Self {
-        let settles = rt.teams.deferred_covered_by(&parent);
+        let settles = rt.teams().deferred_covered_by(&parent);
         let mut a = SlotAgreement {
             round: None,
             parent,
@@ -347,7 +347,7 @@ impl SlotAgreement {
             settles,
         };
         if member && local_error == 0 {
-            rt.teams.settle_releases(rt);
+            rt.teams().settle_releases(rt);
         }
         let payload = a.propose(rt);
         a.round = Some(MaxAllreduce::start(rt, a.parent.clone(), payload));
@@ -364,7 +364,7 @@ impl SlotAgreement {
             p[PROPOSAL_MIN + 2 * axis] = !u64::MAX; // identity for non-members / unused axes
         }
         if self.member && error == 0 {
-            let mut slots = rt.teams.available_slots(rt);
+            let mut slots = rt.teams().available_slots(rt);
             let mut from = 0;
             for axis in 0..self.axes {
                 from = from.max(self.candidate[axis]);
@@ -385,7 +385,7 @@ impl SlotAgreement {
         }
         let wanted = self.wanted_credits();
         if self.member && error == 0 && wanted > 0 && !self.credited {
-            self.credited = rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).take_credits(wanted);
+            self.credited = rt.teams().slots.lock().unwrap_or_else(|e| e.into_inner()).take_credits(wanted);
         }
         p[NO_CREDIT] = u64::from(wanted > 0 && !self.credited);
         p[ERROR] = error as u64;
@@ -401,19 +401,19 @@ impl SlotAgreement {
     fn uncredit(&mut self, rt: &Runtime) {
         if std::mem::take(&mut self.credited) {
             let n = self.wanted_credits();
-            rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).give_credits(n);
+            rt.teams().slots.lock().unwrap_or_else(|e| e.into_inner()).give_credits(n);
         }
     }
 
     /// The agreement has finished (whatever its outcome): every PE of the parent joined it,
     /// each after its own destroys, so the deferred slots of teams within the parent are free.
     fn finished(&mut self, rt: &Runtime) {
-        rt.teams.settle_deferred(&std::mem::take(&mut self.settles));
+        rt.teams().settle_deferred(&std::mem::take(&mut self.settles));
     }
 
     fn unreserve(&mut self, rt: &Runtime) {
         if self.reserved.iter().any(Option::is_some) {
-            let mut slots = rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner());
+            let mut slots = rt.teams().slots.lock().unwrap_or_else(|e| e.into_inner());
             for r in self.reserved.iter_mut() {
                 if let Some(s) = r.take() {
                     slots.unreserve(s);
@@ -455,7 +455,7 @@ impl SlotAgreement {
                 base_epoch = base_epoch.max(r[HIGH_WATER + a]);
             }
             if self.member {
-                let mut table = rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner());
+                let mut table = rt.teams().slots.lock().unwrap_or_else(|e| e.into_inner());
                 for r in self.reserved.iter_mut() {
                     if let Some(s) = r.take() {
                         table.claim(s);

@@ -7,7 +7,7 @@
 //! A PE whose own arguments fail the safe API's local checks (a slice too short for the
 //! count, say) takes part all the same (issue 13 item 7): it carries [`FAILED_HASH`] through
 //! the all-reduce, which every PE sees, and publishes the inputs of its checks; every PE then
-//! repeats those checks on them (`coll::local_checks`, a pure function of the published
+//! repeats those checks on them (`team::local_checks`, a pure function of the published
 //! words and the team's size) and all return the same [`Error::InvalidArgument`], naming the
 //! PE. Without checked mode that PE returns its error at once and the others wait for it.
 
@@ -76,7 +76,7 @@ pub struct Signature {
     pub routine: usize,
     /// Its arguments, as they are compared.
     pub args: Vec<i64>,
-    /// A call whose local argument checks failed: their inputs (`coll::local_checks`),
+    /// A call whose local argument checks failed: their inputs (`team::local_checks`),
     /// published so that every PE can repeat them. `None` for a call that passed.
     pub failed: Option<Vec<u64>>,
 }
@@ -199,7 +199,7 @@ pub fn check_call_carrying(
 
 /// [`check_call`] for a borrowed team (the collectives hold `&TeamInner`).
 pub fn check_team(rt: &Runtime, team: &TeamInner, signature: &Signature) -> Result<()> {
-    match rt.teams.get(team.handle()) {
+    match rt.teams().get(team.handle()) {
         Some(arc) => check_call(rt, &arc, signature),
         None => Err(Error::InvalidTeam { routine: ROUTINES[signature.routine] }),
     }
@@ -287,7 +287,7 @@ fn failed_checks(team: &TeamInner, calls: &[(Signature, Vec<usize>)]) -> Error {
     let others: Vec<usize> = failed[1..].iter().map(|&(i, _)| i).collect();
     let also = if others.is_empty() { String::new() } else { format!("; {} failed too", ranges(&others)) };
     let routine = ROUTINES[calls[0].0.routine];
-    match crate::coll::local_checks::local_checks(team.n_pes(), inputs) {
+    match crate::team::local_checks::local_checks(team.n_pes(), inputs) {
         Err(Error::InvalidArgument { routine, argument, reason }) => Error::InvalidArgument {
             routine,
             argument,

@@ -126,10 +126,10 @@ impl CreateRequest {
                         unique::InitOutcome::Done { members, slot, base_epoch } => {
                             let pes = PeSet::from_list(members, rt.n_pes);
                             let me = pes.index_of(rt.my_pe).expect("a member wrote its own entry");
-                            activity::describe_team(rt, slot, self.made, &pes);
+                            desc::describe_team(rt, slot, self.made, &pes);
                             let team =
                                 Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User));
-                            rt.teams.register(team.clone());
+                            rt.teams().register(team.clone());
                             self.created = Some(Created::One(Some(team)));
                             Ok(())
                         }
@@ -157,7 +157,7 @@ impl CreateRequest {
 
     /// Publishes that this PE is in `routine` (the creation's own, or the routine that waits
     /// for it) on the parent, in the creation's call, until the guard drops (hang reports).
-    pub fn publish<'a>(&self, rt: &'a Runtime, routine: &'static str) -> activity::CallGuard<'a> {
+    pub fn publish<'a>(&self, rt: &'a Runtime, routine: &'static str) -> CallGuard<'a> {
         rt.enter_call_as(routine, self.call)
     }
 
@@ -214,10 +214,10 @@ impl CreateRequest {
                 let make = |(pes, config): (PeSet, TeamConfig), axis: usize, made: Made, defers: bool| {
                     let me = pes.index_of(rt.my_pe).expect("a planned member is in its team");
                     let slot = slots[axis];
-                    activity::describe_team(rt, slot, made, &pes);
+                    desc::describe_team(rt, slot, made, &pes);
                     let team =
                         Arc::new(TeamInner::new(pes, me, slot, base_epoch, config, TeamKind::User).deferring(defers));
-                    rt.teams.register(team.clone());
+                    rt.teams().register(team.clone());
                     team
                 };
                 let plan = std::mem::replace(&mut self.plan, Plan::One(None));
@@ -244,7 +244,7 @@ impl CreateRequest {
                             // and the team's own span.
                             let spans = release::defers(rt, &pes);
                             if defers[0] && !spans {
-                                rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).give_credits(1);
+                                rt.teams().slots.lock().unwrap_or_else(|e| e.into_inner()).give_credits(1);
                             }
                             make((pes, config), 0, made, defers[0] && spans)
                         });
@@ -398,7 +398,7 @@ pub fn init_start(
         Ok(c) => (c, None),
         Err(e) => (TeamConfig::default(), Some(e.to_string())),
     };
-    rt.teams.settle_releases(rt);
+    rt.teams().settle_releases(rt);
     let (progress, local_error) =
         match unique::Rendezvous::start(rt, routine, uniqueid, npes, pe_idx, config_error, hash) {
             Ok(rendezvous) => (Progress::Init { rendezvous, config }, None),

@@ -4,7 +4,13 @@
 //! between hosts only from leader to leader (alltoall: from a leader to every member) and
 //! within a host through shared memory.
 //!
-//! Pure arithmetic on team indices, so that it can be checked against a model.
+//! Pure arithmetic on team indices, so that it can be checked against a model; and the team's
+//! `Shape` across hosts, from which every hierarchical collective first chooses whether the
+//! leaders' trees carry it (`coll::hier::plan` chooses the rest): here, below the collectives,
+//! because a team's set-up connects its leader to the leaders it will talk to
+//! (`HostGroups::tree_partners` when every collective takes the trees, issue 30).
+
+use crate::team::tree;
 
 /// The host groups of one team, seen from one of its members.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +101,17 @@ impl HostGroups {
         members.sort_unstable();
         runs_of(members.into_iter())
     }
+
+    /// The team indices of the leaders this group's leader talks to in any tree of the leaders
+    /// (`coll::hier::wide`): those `2^k` groups before and after it (connected at the team's
+    /// set-up, so that their wire-ups overlap).
+    pub(crate) fn tree_partners(&self) -> impl Iterator<Item = usize> + '_ {
+        let (l, me) = (self.len(), self.mine());
+        (0..tree::depth(l))
+            .flat_map(move |k| [(me + (1 << k)) % l, (me + l - (1 << k) % l) % l])
+            .filter(move |&g| g != me)
+            .map(move |g| self.leader(g))
+    }
 }
 
 /// Ascending team indices as runs of consecutive ones `(first, count)`.
@@ -107,6 +124,74 @@ fn runs_of(ascending: impl Iterator<Item = usize>) -> Vec<(usize, usize)> {
         }
     }
     runs
+}
+
+/// Teams over at least this many hosts take the trees for every collective: the forms for
+/// fewer hosts need three slot words per group.
+pub(crate) const WIDE_FROM: usize = crate::job::slot_layout::MAX_GROUPS + 1;
+/// Reductions and fcollect take the trees from this many hosts on: over 16 and 32 simulated
+/// hosts x 1 PE the trees took 8-byte and 4 KiB float sums 970 and 980 us against 1 280-1 350
+/// and 3 260-3 370 (16 hosts), 3 640-3 720 and 3 680-4 560 against 5 440-5 670 and 21 700-
+/// 23 600 (32 hosts); fcollect 850-890 against 1 270-1 420 (16) and 2 680-3 070 against
+/// 5 630-6 230 (32), where every leader sends to every leader (`bench/c/coll_bench.c 4096 5`,
+/// two alternations). Broadcasts and alltoalls keep the forms for fewer hosts up to
+/// `MAX_GROUPS`: their small rings and leader-to-leader messages were faster there (8-byte
+/// broadcast 333-338 against 498-531 us at 16 hosts, alltoall 1 360-1 450 against 2 260).
+const TREE_REDUCTIONS_FROM: usize = 9;
+
+/// The collectives whose algorithm between hosts is chosen from the team's [`Shape`] (whether
+/// the trees carry them here, their other forms in `coll::hier::plan`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Collective {
+    Broadcast,
+    Fcollect,
+    Reduce,
+    Alltoall,
+}
+
+/// What the choice depends on of a team across hosts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// Host groups (L).
+    pub hosts: usize,
+    /// Members of the largest group.
+    pub widest: usize,
+    /// Members of the team (n).
+    pub members: usize,
+    /// `FSH_HIER_TREES_FROM` (at least 2): every collective takes the trees from that many
+    /// hosts, as the tests do to run the trees on a few hosts. The launcher gives every PE the
+    /// same environment, so they all agree.
+    pub trees_from: Option<usize>,
+}
+
+impl Shape {
+    /// The shape of a team of these host groups, with the job's agreed settings
+    /// (`crate::settings`: `FSH_HIER_TREES_FROM`).
+    pub(crate) fn of(groups: &HostGroups) -> Shape {
+        let trees_from = crate::settings::agreed().trees_from;
+        let hosts = groups.len();
+        let widest = (0..hosts).map(|g| groups.members(g).len()).max().unwrap_or(1);
+        let members = (0..hosts).map(|g| groups.members(g).len()).sum();
+        Shape { hosts, widest, members, trees_from }
+    }
+
+    /// Whether `collective` takes the leaders' trees: from [`TREE_REDUCTIONS_FROM`] hosts for
+    /// reductions and fcollect, from [`WIDE_FROM`] for the others (or `trees_from`).
+    pub(crate) fn takes_trees(&self, collective: Collective) -> bool {
+        let from = self.trees_from.unwrap_or(match collective {
+            Collective::Reduce | Collective::Fcollect => TREE_REDUCTIONS_FROM,
+            Collective::Broadcast | Collective::Alltoall => WIDE_FROM,
+        });
+        self.hosts >= from.min(WIDE_FROM)
+    }
+
+    /// Whether every collective takes the trees: the leaders then talk only to their partners
+    /// in them (whom to connect to ahead).
+    pub(crate) fn trees_only(&self) -> bool {
+        [Collective::Broadcast, Collective::Fcollect, Collective::Reduce, Collective::Alltoall]
+            .into_iter()
+            .all(|c| self.takes_trees(c))
+    }
 }
 
 #[cfg(test)]
@@ -129,6 +214,27 @@ mod tests {
         assert_eq!(g.runs(0), vec![(0, 1), (2, 1), (5, 1)]);
         let block = HostGroups::new(6, 0, |i| i / 3);
         assert_eq!(block.runs(1), vec![(3, 3)]);
+    }
+
+    fn shape(hosts: usize, widest: usize) -> Shape {
+        Shape { hosts, widest, members: hosts * widest, trees_from: None }
+    }
+
+    #[test]
+    fn trees_from_nine_hosts_for_reductions_and_from_41_for_the_rest() {
+        for l in [2, 8, 9, 40, 41, 64] {
+            let s = shape(l, 1);
+            assert_eq!(s.takes_trees(Collective::Reduce), l >= 9, "{l}");
+            assert_eq!(s.takes_trees(Collective::Fcollect), l >= 9, "{l}");
+            assert_eq!(s.takes_trees(Collective::Broadcast), l >= 41, "{l}");
+            assert_eq!(s.takes_trees(Collective::Alltoall), l >= 41, "{l}");
+            assert_eq!(s.trees_only(), l >= 41, "{l}");
+        }
+        let forced = Shape { trees_from: Some(2), ..shape(4, 2) };
+        assert!(forced.trees_only());
+        // Forcing never keeps a team of more than MAX_GROUPS hosts off the trees.
+        let late = Shape { trees_from: Some(1000), ..shape(64, 1) };
+        assert!(late.trees_only());
     }
 
     proptest! {

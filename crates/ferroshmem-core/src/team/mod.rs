@@ -11,29 +11,36 @@
 //! until they have signalled back (`release`); Rust's Drop always signals, so it never blocks.
 #![allow(unsafe_code)]
 
+pub(crate) mod across_hosts;
 pub mod agree;
+mod alloc;
 mod create;
 pub use create::*;
 pub mod checked;
 pub mod color;
+pub(crate) mod desc;
 pub mod host_groups;
+pub mod local_checks;
 pub mod pe_set;
 pub mod release;
 /// The layout of a team slot lives with the job file's layout (`job`), below the teams.
 pub(crate) use crate::job::slot_layout;
 pub mod slots;
+pub(crate) mod tree;
 pub mod unique;
+mod world;
+pub(crate) use world::install;
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use crate::activity::{self, Made};
-use crate::coll::hier::BroadcastRing;
 use crate::error::{Error, Result};
-use crate::runtime::Runtime;
+use crate::runtime::{CallGuard, Runtime};
+use across_hosts::BroadcastRing;
 use agree::{Agreed, SlotAgreement};
 use checked::Signature;
-use host_groups::HostGroups;
+use desc::Made;
+use host_groups::{HostGroups, Shape};
 use pe_set::{check_triplet, PeSet};
 use slots::SlotTable;
 
@@ -285,7 +292,7 @@ impl TeamInner {
     pub fn sync_unchecked(&self, rt: &Runtime) {
         let epoch = self.next_epoch();
         if let Some(groups) = self.host_groups(rt) {
-            return crate::coll::hier::sync(rt, self, groups, epoch);
+            return across_hosts::sync(rt, self, groups, epoch);
         }
         rt.team_sync(self.slot, self.pes.size(), self.my_index, |i| self.pes.world_pe(i), epoch);
     }
@@ -307,8 +314,8 @@ impl TeamInner {
                     // overlap (`Net::connect_all`); a failure shows again, and is reported,
                     // at the first transfer with that leader.
                     let world = |i: usize| self.pes.world_pe(i);
-                    let _ = if crate::coll::hier::trees_only(&groups) {
-                        rt.connect_all("team set-up", crate::coll::hier::wide_partners(&groups).map(world))
+                    let _ = if Shape::of(&groups).trees_only() {
+                        rt.connect_all("team set-up", groups.tree_partners().map(world))
                     } else {
                         rt.connect_all("team set-up", (0..groups.len()).map(|g| world(groups.leader(g))))
                     };
@@ -331,6 +338,16 @@ impl TeamInner {
     /// The team's broadcast ring between hosts, over `groups` host groups.
     pub(crate) fn broadcast_ring(&self, groups: usize) -> &BroadcastRing {
         self.broadcast_ring.get_or_init(|| BroadcastRing::new(groups))
+    }
+}
+
+impl Runtime {
+    /// Publishes that this PE is in `routine` on `team` (its next team call) until the guard
+    /// drops (hang reports, `runtime::calls`). A call nested in another on the same team (a
+    /// barrier inside `shmem_malloc`) keeps the outer one.
+    #[inline(always)]
+    pub fn enter_call(&self, routine: &'static str, team: Option<&TeamInner>) -> CallGuard<'_> {
+        self.enter_call_on(routine, team.map(|t| t.slot), || team.map_or(0, |t| t.next_call_seq()))
     }
 }
 
@@ -541,7 +558,7 @@ impl Teams {
     /// fn keep(h: TeamHandle) -> &'static TeamInner {
     ///     // SAFETY: none needed; this must not compile.
     ///     let rt = unsafe { ferroshmem_core::runtime::runtime("keep") }.unwrap();
-    ///     rt.teams.get(h).unwrap()
+    ///     rt.teams().get(h).unwrap()
     /// }
     /// ```
     #[inline]
@@ -702,20 +719,20 @@ impl Teams {
 /// team first. INVALID is a no-op; predefined teams are refused.
 pub fn destroy(rt: &Runtime, handle: TeamHandle, routine: &'static str) -> Result<()> {
     if handle != TeamHandle::INVALID && !handle.is_predefined() {
-        if let Some(team) = rt.teams.get(handle) {
+        if let Some(team) = rt.teams().get(handle) {
             if team.defers_destroy {
                 // Everything this PE sent for the team lands before it joins the agreement
                 // that settles the slot (`release`).
                 rt.quiet();
-                return rt.teams.destroy(handle, rt, SlotRelease::Deferred);
+                return rt.teams().destroy(handle, rt, SlotRelease::Deferred);
             }
             if !release::signals(rt, &team) {
                 team_sync(rt, &team, routine)?;
-                return rt.teams.destroy(handle, rt, SlotRelease::Synced);
+                return rt.teams().destroy(handle, rt, SlotRelease::Synced);
             }
         }
     }
-    rt.teams.destroy(handle, rt, SlotRelease::Signals)
+    rt.teams().destroy(handle, rt, SlotRelease::Signals)
 }
 
 /// Checked or unchecked team sync (`shmem_team_sync`).

@@ -58,7 +58,7 @@ const ROUND_BITS: u32 = 24;
 
 /// Draws a unique id on this PE (the root): `(root << 40) | sequence`.
 pub fn get_uniqueid(rt: &Runtime) -> Result<u64> {
-    let first = rt.teams.next_uid_seq.fetch_add(1, Ordering::Relaxed);
+    let first = rt.teams().next_uid_seq.fetch_add(1, Ordering::Relaxed);
     for seq in first..first + RDV_RECORDS as u64 {
         let seq = seq & ((1 << SEQ_BITS) - 1);
         if seq == 0 {
@@ -69,7 +69,7 @@ pub fn get_uniqueid(rt: &Runtime) -> Result<u64> {
             for w in [ARRIVALS, ERROR, DONE] {
                 rec[w].store(0, Ordering::Relaxed);
             }
-            rt.teams.next_uid_seq.fetch_max(seq + 1, Ordering::Relaxed);
+            rt.teams().next_uid_seq.fetch_max(seq + 1, Ordering::Relaxed);
             return Ok(((rt.my_pe as u64) << SEQ_BITS) | seq);
         }
     }
@@ -313,7 +313,7 @@ impl Rendezvous {
 
     fn unreserve(&mut self, rt: &Runtime) {
         if let Some(s) = self.reserved.take() {
-            rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).unreserve(s);
+            rt.teams().slots.lock().unwrap_or_else(|e| e.into_inner()).unreserve(s);
         }
     }
 
@@ -322,7 +322,7 @@ impl Rendezvous {
         match &outcome {
             InitOutcome::Done { .. } => {
                 if let Some(s) = self.reserved.take() {
-                    rt.teams.slots.lock().unwrap_or_else(|e| e.into_inner()).claim(s);
+                    rt.teams().slots.lock().unwrap_or_else(|e| e.into_inner()).claim(s);
                 }
             }
             InitOutcome::Failed { .. } => self.unreserve(rt),
@@ -359,7 +359,7 @@ impl Rendezvous {
             let mut code = self.local_error.as_ref().map_or(0, |_| codes::INVALID_ARGUMENT as u64);
             let mut proposal = (u64::MAX, 0);
             if code == 0 {
-                match rt.teams.available_slots(rt).reserve_from(self.candidate) {
+                match rt.teams().available_slots(rt).reserve_from(self.candidate) {
                     Some((s, hw)) => {
                         self.reserved = Some(s);
                         proposal = (s as u64, hw);

@@ -150,7 +150,7 @@ impl<'s> TeamRequest<'_, 's> {
 
 impl Shmem {
     fn predefined(&self, handle: TeamHandle) -> Team<'_> {
-        Team::new(self.rt.teams.get(handle).expect("predefined teams always exist"), self.rt)
+        Team::new(self.rt.teams().get(handle).expect("predefined teams always exist"), self.rt)
     }
 
     /// `SHMEM_TEAM_WORLD`.
@@ -212,7 +212,7 @@ impl Shmem {
 
     /// Teams in use on this PE, capacity, and bytes per team.
     pub fn team_usage(&self) -> teams::TeamUsage {
-        self.rt.teams.usage()
+        self.rt.teams().usage()
     }
 }
 
@@ -395,7 +395,7 @@ impl Drop for Team<'_> {
         if !self.is_predefined() {
             // No sync (the other members need not be dropping it now): the slot waits for
             // their release signals instead (`team::release`).
-            let _ = self.rt.teams.destroy(self.inner.handle(), self.rt, teams::SlotRelease::Signals);
+            let _ = self.rt.teams().destroy(self.inner.handle(), self.rt, teams::SlotRelease::Signals);
         }
     }
 }

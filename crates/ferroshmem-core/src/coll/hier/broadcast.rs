@@ -3,17 +3,17 @@
 //! ones straight into the leaders' destinations (over many hosts, down the leaders' trees).
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use super::plan::{self, BroadcastForm, Shape, RING_ENTRY_BYTES};
 use super::wide;
 use super::*;
 use crate::coll::Broadcast;
 
-/// Entries of the rings of small broadcasts (see [`broadcast_ring`]). Eight, with a credit
-/// every four broadcasts: across 4 simulated hosts x 2 PEs an 8-byte broadcast took 36 us
-/// against 44-46 with four entries and a credit every two (both orders of an A/B).
-const RING_ENTRIES: usize = 8;
+// The entries of the rings of small broadcasts (see [`broadcast_ring`]); what a PE knows of
+// its team's rings is kept by the team (`team::across_hosts::BroadcastRing`).
+use crate::runtime::FlagWord;
+use crate::team::across_hosts::RING_ENTRIES;
 /// A leader tells its parent in the latest broadcast's tree how far it read its network ring
 /// after every this many small broadcasts, if it read any since it last did (see
 /// [`broadcast_ring`]).
@@ -140,32 +140,6 @@ fn ring_enabled() -> bool {
     crate::settings::agreed().broadcast_ring
 }
 
-/// What a PE knows of its team's rings of small broadcasts ([`broadcast_ring`]); every
-/// member counts and records alike.
-#[derive(Debug)]
-pub(crate) struct BroadcastRing {
-    /// Small broadcasts so far (which entry is next).
-    taken: AtomicU64,
-    /// The epoch of the latest broadcast that used each entry.
-    epochs: [AtomicU64; RING_ENTRIES],
-    /// `[e * groups + g]`: the epoch of the latest broadcast that wrote entry `e` of group
-    /// `g`'s network ring (one whose root was on another host).
-    written: Box<[AtomicU64]>,
-    /// On a leader: whether it read an entry of its network ring since it last sent its credit.
-    unreported: AtomicBool,
-}
-
-impl BroadcastRing {
-    pub(crate) fn new(groups: usize) -> Self {
-        BroadcastRing {
-            taken: AtomicU64::new(0),
-            epochs: Default::default(),
-            written: (0..RING_ENTRIES * groups).map(|_| AtomicU64::new(0)).collect(),
-            unreported: AtomicBool::new(false),
-        }
-    }
-}
-
 /// Small broadcast ([`RING_ENTRY_BYTES`] at most), eager: nobody waits for anybody who does
 /// not hold the data yet, so back-to-back broadcasts pipeline as MPI's do. Each PE has a
 /// *local ring* of [`RING_ENTRIES`] entries in its staging area, each entry tagged with the
@@ -180,7 +154,7 @@ impl BroadcastRing {
 ///
 /// Reuse: a PE writes its local entry only once every other member of its host is done with
 /// the broadcast that used the entry before (every member counts the small broadcasts alike
-/// and records each entry's epochs, [`BroadcastRing`]). A parent writes a child host's
+/// and records each entry's epochs, `team::across_hosts::BroadcastRing`). A parent writes a child host's
 /// network entry only once that host's leader said it read the entry's previous bytes: each
 /// leader that read its network ring since it last did tells its parent in the current
 /// broadcast's tree so (its credit word there raised to the current epoch) after every

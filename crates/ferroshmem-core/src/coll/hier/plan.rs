@@ -1,12 +1,15 @@
 //! Which form each hierarchical collective takes: pure functions of the team's shape (its
 //! host groups), the operation's size and the settings every PE shares, the one place where
-//! the choice is made (issue 28 item 2, issue 30). Every member computes the same answer from
-//! the same shape and arguments, so they all take the same form. The measurements behind each
-//! bound are in the doc comments of its constant and in docs/ARCHITECTURE.md.
+//! the choice is made (issue 28 item 2, issue 30), but for its first step: whether the
+//! leaders' trees carry the collective is the shape's own answer ([`Shape::takes_trees`], in
+//! `team::host_groups`), since a team's set-up needs it to connect to the leaders it will talk
+//! to. Every member computes the same answer from the same shape and arguments, so they all
+//! take the same form. The measurements behind each bound are in the doc comments of its
+//! constant and in docs/ARCHITECTURE.md.
 
 use super::{HIER_STAGE_BYTES, SHARED_STAGE_BYTES};
-use crate::coll::tree;
-use crate::team::host_groups::HostGroups;
+pub(crate) use crate::team::host_groups::{Collective, Shape};
+use crate::team::tree;
 
 /// Half of the staging area that staged exchanges use (alternating halves).
 pub(super) const STAGE_HALF: usize = HIER_STAGE_BYTES / 2;
@@ -25,105 +28,14 @@ pub(super) const RING_ENTRY_BYTES: usize = 4 << 10;
 /// Levels of the rings' trees that have credit words (`broadcast::RING_CREDIT_WORDS`): up
 /// to 2^40 hosts.
 pub(crate) const RING_CREDIT_LEVELS: usize = 40;
-/// Bits of a flag value below the epoch: the chunk of a reduction.
-pub(super) const CHUNK_BITS: u32 = 28;
-
-/// Teams over at least this many hosts take the trees for every collective: the forms for
-/// fewer hosts need three slot words per group.
-pub(crate) const WIDE_FROM: usize = super::MAX_GROUPS + 1;
-/// Reductions and fcollect take the trees from this many hosts on: over 16 and 32 simulated
-/// hosts x 1 PE the trees took 8-byte and 4 KiB float sums 970 and 980 us against 1 280-1 350
-/// and 3 260-3 370 (16 hosts), 3 640-3 720 and 3 680-4 560 against 5 440-5 670 and 21 700-
-/// 23 600 (32 hosts); fcollect 850-890 against 1 270-1 420 (16) and 2 680-3 070 against
-/// 5 630-6 230 (32), where every leader sends to every leader (`bench/c/coll_bench.c 4096 5`,
-/// two alternations). Broadcasts and alltoalls keep the forms for fewer hosts up to
-/// `MAX_GROUPS`: their small rings and leader-to-leader messages were faster there (8-byte
-/// broadcast 333-338 against 498-531 us at 16 hosts, alltoall 1 360-1 450 against 2 260).
-const TREE_REDUCTIONS_FROM: usize = 9;
+/// Bits of a flag value below the epoch: the chunk of a reduction (`Op::flag_value`).
+pub(super) use crate::team::across_hosts::CHUNK_BITS;
 
 /// Where the counts of a collect go in the staging areas: the part after the staged
 /// exchanges' halves.
 pub(super) const COUNTS_AT: usize = HIER_STAGE_BYTES;
 /// Bytes of that part.
 pub(super) const COUNTS_BYTES: usize = SHARED_STAGE_BYTES - HIER_STAGE_BYTES;
-
-/// The collectives whose algorithm between hosts is chosen here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Collective {
-    Broadcast,
-    Fcollect,
-    Reduce,
-    Alltoall,
-}
-
-/// What the choice depends on of a team across hosts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Shape {
-    /// Host groups (L).
-    pub hosts: usize,
-    /// Members of the largest group.
-    pub widest: usize,
-    /// Members of the team (n).
-    pub members: usize,
-    /// `FSH_HIER_TREES_FROM` (at least 2): every collective takes the trees from that many
-    /// hosts, as the tests do to run the trees on a few hosts. The launcher gives every PE the
-    /// same environment, so they all agree.
-    pub trees_from: Option<usize>,
-}
-
-impl Shape {
-    /// The shape of a team of these host groups, with the job's agreed settings
-    /// (`crate::settings`: `FSH_HIER_TREES_FROM`).
-    pub(crate) fn of(groups: &HostGroups) -> Shape {
-        let trees_from = crate::settings::agreed().trees_from;
-        let hosts = groups.len();
-        let widest = (0..hosts).map(|g| groups.members(g).len()).max().unwrap_or(1);
-        let members = (0..hosts).map(|g| groups.members(g).len()).sum();
-        Shape { hosts, widest, members, trees_from }
-    }
-
-    /// Whether `collective` takes the leaders' trees: from [`TREE_REDUCTIONS_FROM`] hosts for
-    /// reductions and fcollect, from [`WIDE_FROM`] for the others (or `trees_from`).
-    pub(crate) fn takes_trees(&self, collective: Collective) -> bool {
-        let from = self.trees_from.unwrap_or(match collective {
-            Collective::Reduce | Collective::Fcollect => TREE_REDUCTIONS_FROM,
-            Collective::Broadcast | Collective::Alltoall => WIDE_FROM,
-        });
-        self.hosts >= from.min(WIDE_FROM)
-    }
-
-    /// Whether every collective takes the trees: the leaders then talk only to their partners
-    /// in them (whom to connect to ahead).
-    pub(crate) fn trees_only(&self) -> bool {
-        [Collective::Broadcast, Collective::Fcollect, Collective::Reduce, Collective::Alltoall]
-            .into_iter()
-            .all(|c| self.takes_trees(c))
-    }
-}
-
-/// The forms of a team sync (the leaders' part).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SyncForm {
-    /// Up to [`super::DIRECT_LEADERS`] leaders signal each other; more meet by dissemination
-    /// (`Op::meet`).
-    Meet,
-    /// Up and down the leaders' tree (`wide::sync`): 2 (L - 1) messages where dissemination
-    /// sends L ceil(log2 L). Over 64 simulated hosts x 1 PE a barrier took 7.7-10.7 ms so
-    /// against 13.7-14.5 by dissemination (`bench/c/coll_bench.c 8 3`, two alternations):
-    /// there every message costs CPU time of the 2 cores that all the hosts share.
-    Tree,
-}
-
-/// A team sync's form: the tree over more than [`super::DIRECT_LEADERS`] hosts, or from
-/// `FSH_HIER_TREES_FROM` hosts (as the tests run the trees on a few hosts).
-pub(crate) fn sync(shape: &Shape) -> SyncForm {
-    let forced = shape.trees_from.is_some_and(|from| shape.hosts >= from);
-    if shape.hosts > super::DIRECT_LEADERS || forced {
-        SyncForm::Tree
-    } else {
-        SyncForm::Meet
-    }
-}
 
 /// The largest partial of an eager reduction up the leaders' tree (`wide::reduce_eager`).
 pub(crate) const EAGER_PARTIAL_BYTES: usize = 128;
@@ -297,32 +209,6 @@ mod tests {
 
     fn shape(hosts: usize, widest: usize) -> Shape {
         Shape { hosts, widest, members: hosts * widest, trees_from: None }
-    }
-
-    #[test]
-    fn trees_from_nine_hosts_for_reductions_and_from_41_for_the_rest() {
-        for l in [2, 8, 9, 40, 41, 64] {
-            let s = shape(l, 1);
-            assert_eq!(s.takes_trees(Collective::Reduce), l >= 9, "{l}");
-            assert_eq!(s.takes_trees(Collective::Fcollect), l >= 9, "{l}");
-            assert_eq!(s.takes_trees(Collective::Broadcast), l >= 41, "{l}");
-            assert_eq!(s.takes_trees(Collective::Alltoall), l >= 41, "{l}");
-            assert_eq!(s.trees_only(), l >= 41, "{l}");
-        }
-        let forced = Shape { trees_from: Some(2), ..shape(4, 2) };
-        assert!(forced.trees_only());
-        // Forcing never keeps a team of more than MAX_GROUPS hosts off the trees.
-        let late = Shape { trees_from: Some(1000), ..shape(64, 1) };
-        assert!(late.trees_only());
-    }
-
-    #[test]
-    fn syncs_take_the_tree_over_more_than_direct_leaders() {
-        assert_eq!(sync(&shape(2, 2)), SyncForm::Meet);
-        assert_eq!(sync(&shape(super::super::DIRECT_LEADERS, 1)), SyncForm::Meet);
-        assert_eq!(sync(&shape(super::super::DIRECT_LEADERS + 1, 1)), SyncForm::Tree);
-        assert_eq!(sync(&shape(64, 1)), SyncForm::Tree);
-        assert_eq!(sync(&Shape { trees_from: Some(2), ..shape(2, 2) }), SyncForm::Tree);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The leaders' part of the hierarchical collectives of a team over many hosts (from
-//! `plan::WIDE_FROM` groups, reductions and fcollect from 9; see `plan::Shape::takes_trees`):
-//! binomial trees (`coll::tree`) of `ceil(log2 L)` network steps
+//! `WIDE_FROM` groups, reductions and fcollect from 9; see `team::host_groups::Shape::takes_trees`):
+//! binomial trees (`team::tree`) of `ceil(log2 L)` network steps
 //! among the `L` leaders, where the forms of `hier` for fewer hosts send from every leader to
 //! every other one (L - 1 messages each, and three flag words per group in the slot).
 //!
@@ -22,34 +22,16 @@
 pub(super) use super::plan::EAGER_PARTIAL_BYTES;
 use super::plan::{EAGER_PARTIALS_AT, EAGER_REGION_BYTES};
 use super::{counted_messages, Op};
-use crate::coll::{at, combine, copy, tree, ReduceOp, HIER_STAGE_BYTES};
+use crate::coll::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES};
 use crate::error::Result;
 use crate::runtime::FlagWord;
-use crate::team::host_groups::HostGroups;
-use crate::team::slot_layout::{TREE_WORDS, W_TREE};
-
-/// Distances `2^k` a tree spans: up to 2^32 hosts.
-const DISTANCES: usize = 32;
-/// Words raised by the leader `2^j` groups after this one: "entered" (its child in a tree).
-const FROM_BELOW: usize = W_TREE;
-/// Words raised by the leader `2^k` groups before this one: "entered" (its parent in a tree).
-const FROM_ABOVE: usize = W_TREE + DISTANCES;
-const _: () = assert!(FROM_ABOVE + DISTANCES <= W_TREE + TREE_WORDS);
+use crate::team::across_hosts::{FROM_ABOVE, FROM_BELOW};
+use crate::team::tree;
 
 /// Offset in the staging area of the part where the child `2^j` groups after a leader puts
 /// its partial of an eager reduction ([`reduce_eager`]).
 fn partial_at(j: u32) -> usize {
     EAGER_PARTIALS_AT + j as usize * EAGER_PARTIAL_BYTES
-}
-
-/// The world PEs of the leaders this one talks to in any tree: those `2^k` groups before and
-/// after it (connected at the team's set-up, so that their wire-ups overlap).
-pub(crate) fn partners(groups: &HostGroups) -> impl Iterator<Item = usize> + '_ {
-    let (l, me) = (groups.len(), groups.mine());
-    (0..tree::depth(l))
-        .flat_map(move |k| [(me + (1 << k)) % l, (me + l - (1 << k) % l) % l])
-        .filter(move |&g| g != me)
-        .map(move |g| groups.leader(g))
 }
 
 impl Op<'_> {
@@ -62,42 +44,6 @@ impl Op<'_> {
     fn tree_rank(&self, root: usize) -> usize {
         let l = self.groups.len();
         (self.groups.mine() + l - root) % l
-    }
-
-    /// Raises word `w` on the leader of group `g` (of another host) to at least this
-    /// collective's value: an empty flagged message.
-    fn raise(&self, g: usize, w: usize) {
-        self.rt.put_stage_flagged(
-            self.routine,
-            self.leader_of(g),
-            self.team.slot,
-            0,
-            &[],
-            FlagWord::Slot(w),
-            self.flag_value(0),
-        );
-    }
-
-    /// Waits until this leader's word `w` reaches this collective's value.
-    fn wait_raised(&self, w: usize) {
-        self.wait_word(self.rt.my_pe, w, self.flag_value(0));
-    }
-}
-
-/// Sync among the leaders: up a tree rooted at group 0 (each leader waits for its children's
-/// "arrived", then raises its parent's), then down it (each raises its children's "go").
-/// 2 (L - 1) empty messages in 2 ceil(log2 L) steps, where dissemination sends L ceil(log2 L).
-pub(super) fn sync(op: &Op<'_>) {
-    let (l, v) = (op.groups.len(), op.groups.mine());
-    for j in tree::children(v, l) {
-        op.wait_raised(FROM_BELOW + j as usize);
-    }
-    if let Some(k) = tree::parent(v) {
-        op.raise(v - (1 << k), FROM_BELOW + k as usize);
-        op.wait_raised(FROM_ABOVE + k as usize);
-    }
-    for j in tree::children(v, l).rev() {
-        op.raise(v + (1 << j), FROM_ABOVE + j as usize);
     }
 }
 

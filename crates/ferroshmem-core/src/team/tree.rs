@@ -1,5 +1,6 @@
 //! Binomial trees over `l` parties numbered relative to the root (party 0): the shape in
-//! which the leaders of many hosts broadcast, gather and reduce (`hier::wide`). Party `v`'s
+//! which the leaders of many hosts broadcast, gather and reduce (`coll::hier::wide`; here in
+//! the team layer, whose set-up connects to the tree partners ahead, `host_groups`). Party `v`'s
 //! parent is `v - lowbit(v)`, its children are `v + 2^j` for every `2^j < lowbit(v)` (every
 //! `2^j < l` at the root) below `l`, and its subtree is the contiguous run
 //! `v..v + lowbit(v)`: a party holds a consecutive range of parties' data, which moves in

@@ -1,10 +1,22 @@
 //! The local argument checks of the safe API's team calls, as a pure function of the team's
 //! size and a few words, so that in checked mode every PE can repeat a failed PE's checks on
 //! the words it published (`team::checked`); the safe API (crate `ferroshmem`) runs them before
-//! each call.
+//! each call, through `coll::local_checks` (a re-export of this module).
+//!
+//! Here, in the team layer beside checked mode, and not in `coll`: checked mode repeats them
+//! when a team call's agreement fails, and the teams are below the collectives (issue 30).
 
-use super::strided_extent;
 use crate::error::{Error, Result};
+
+/// Bytes spanned by `n * nelems` elements of `elem` bytes, `stride` elements apart (an
+/// alltoalls buffer): `((n * nelems - 1) * stride + 1) * elem`, 0 for no elements, `None` when
+/// it does not fit in a `usize`.
+pub fn strided_extent(n: usize, nelems: usize, stride: usize, elem: usize) -> Option<usize> {
+    match n.checked_mul(nelems)? {
+        0 => Some(0),
+        count => (count - 1).checked_mul(stride)?.checked_add(1)?.checked_mul(elem),
+    }
+}
 
 // The first word of the inputs of [`local_checks`]: which call's checks. The other words:
 // element size, count, length of dest, length of source, then (alltoalls) the two strides.
