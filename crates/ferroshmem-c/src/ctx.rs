@@ -7,8 +7,9 @@
 //! carries is its team. Every routine that takes a PE number turns it into a world PE through
 //! [`world_pe`] and nowhere else: on a team context PE numbers are team-relative.
 
+use std::collections::HashMap;
 use std::ffi::{c_int, c_long};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use fcore::team::{TeamHandle, TeamInner};
 
@@ -247,7 +248,7 @@ pub unsafe extern "C" fn shmem_ctx_destroy(ctx: CtxHandle) {
     if c.is_default {
         fatal(&Error::invalid(routine, "ctx", "SHMEM_CTX_DEFAULT cannot be destroyed"));
     }
-    crate::team::forget_ctx(c, ctx);
+    forget_ctx(c, ctx);
     // SAFETY: a live context that is not the default was made by new_ctx.
     unsafe { free_ctx(crate::rt(routine), ctx) };
 }
@@ -277,3 +278,29 @@ macro_rules! ordering_routine {
 ordering_routine!(shmem_fence, shmem_ctx_fence, fence; shmem_quiet, shmem_ctx_quiet, quiet);
 
 pshmem!(shmem_ctx_create, shmem_ctx_destroy);
+
+// The contexts made on teams, kept per team so that destroying a team destroys its shareable
+// ones (`team::contexts`); here, below the teams, because destroying a context forgets it.
+
+/// A context made on a team: its address and whether it is private.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TeamCtx {
+    pub(crate) addr: usize,
+    pub(crate) private: bool,
+}
+
+/// Contexts of each user or predefined team (except WORLD), by team handle.
+static TEAM_CTXS: Mutex<Option<HashMap<u64, Vec<TeamCtx>>>> = Mutex::new(None);
+
+pub(crate) fn team_ctxs() -> MutexGuard<'static, Option<HashMap<u64, Vec<TeamCtx>>>> {
+    TEAM_CTXS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Called by `shmem_ctx_destroy`: the context `c` (at `addr`) leaves its team's list.
+pub(crate) fn forget_ctx(c: &Ctx, addr: CtxHandle) {
+    if let CtxScope::Team(t) = &c.scope {
+        if let Some(list) = team_ctxs().as_mut().and_then(|m| m.get_mut(&t.handle().0)) {
+            list.retain(|x| x.addr != addr as usize);
+        }
+    }
+}

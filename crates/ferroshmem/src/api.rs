@@ -18,22 +18,7 @@ use crate::rma;
 use crate::runtime::{InitOptions, Runtime, Target, ThreadLevel};
 use crate::start;
 
-/// Plain data that may live in symmetric memory and be copied byte-wise between PEs.
-///
-/// # Safety
-/// Every bit pattern written by another PE must be a valid value: implement only for plain
-/// integer/float data without pointers or padding invariants.
-pub unsafe trait Symmetric: Copy + Send + Sync + 'static {}
-
-macro_rules! symmetric {
-    ($($t:ty),*) => {$(
-        // SAFETY: primitive numbers: every bit pattern is a valid value.
-        unsafe impl Symmetric for $t {}
-    )*};
-}
-symmetric!(i8, u8, i16, u16, i32, u32, i64, u64, i128, u128, isize, usize, f32, f64);
-// SAFETY: arrays of plain data are plain data.
-unsafe impl<T: Symmetric, const N: usize> Symmetric for [T; N] {}
+pub use crate::racefree::Symmetric;
 
 /// Handle to the running OpenSHMEM job; every PE gets one from [`Shmem::init`].
 ///

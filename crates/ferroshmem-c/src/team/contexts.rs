@@ -3,38 +3,14 @@
 
 use std::collections::HashMap;
 use std::ffi::{c_int, c_long};
-use std::sync::{Mutex, MutexGuard};
 
 use fcore::runtime::Runtime;
 use fcore::team::TeamHandle;
 use fcore::Error;
 
 use super::{c_team, handle, CTeam};
-use crate::ctx::{self, Ctx, CtxHandle, CtxScope, CTX_PRIVATE};
+use crate::ctx::{self, team_ctxs, CtxHandle, CtxScope, TeamCtx, CTX_PRIVATE};
 use crate::{debug_report, rt};
-
-/// A context made on a team: its address and whether it is private.
-#[derive(Debug, Clone, Copy)]
-struct TeamCtx {
-    addr: usize,
-    private: bool,
-}
-
-/// Contexts of each user or predefined team (except WORLD), by team handle.
-static TEAM_CTXS: Mutex<Option<HashMap<u64, Vec<TeamCtx>>>> = Mutex::new(None);
-
-fn team_ctxs() -> MutexGuard<'static, Option<HashMap<u64, Vec<TeamCtx>>>> {
-    TEAM_CTXS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Called by `shmem_ctx_destroy`: the context `c` (at `addr`) leaves its team's list.
-pub(crate) fn forget_ctx(c: &Ctx, addr: CtxHandle) {
-    if let CtxScope::Team(t) = &c.scope {
-        if let Some(list) = team_ctxs().as_mut().and_then(|m| m.get_mut(&t.handle().0)) {
-            list.retain(|x| x.addr != addr as usize);
-        }
-    }
-}
 
 /// Destroys the shareable contexts of team `h` (private ones are the program's to destroy
 /// first; any left are reported under SHMEM_DEBUG and stay usable).

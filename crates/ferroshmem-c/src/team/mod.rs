@@ -31,8 +31,6 @@ mod query;
 mod requests;
 mod sync;
 
-pub(crate) use contexts::forget_ctx;
-
 /// `shmem_team_t` as C passes it: the handle value in a pointer-sized integer.
 pub type CTeam = usize;
 
