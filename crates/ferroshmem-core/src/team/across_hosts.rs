@@ -16,7 +16,7 @@ use crate::job::slot_layout::{TREE_WORDS, W_FLAGS, W_MSG_FLAGS, W_TREE};
 use crate::runtime::{
     add_to_tagged_count, tagged_count, FlagWord, Runtime, CENTRAL_ARRIVALS, CENTRAL_RELEASE,
 };
-use crate::team::host_groups::{HostGroups, Shape};
+use crate::team::host_groups::{HostGroups, Shape, TREE_REDUCTIONS_FROM};
 use crate::team::tree;
 use crate::team::TeamInner;
 
@@ -39,8 +39,7 @@ const _: () = assert!(FROM_ABOVE + DISTANCES <= W_TREE + TREE_WORDS);
 /// The forms of a team sync (the leaders' part).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SyncForm {
-    /// Up to [`DIRECT_LEADERS`] leaders signal each other; more meet by dissemination
-    /// ([`Op::meet`]).
+    /// Over fewer hosts the leaders meet ([`Op::meet`]: each signals each).
     Meet,
     /// Up and down the leaders' tree ([`tree_sync`]): 2 (L - 1) messages where dissemination
     /// sends L ceil(log2 L). Over 64 simulated hosts x 1 PE a barrier took 7.7-10.7 ms so
@@ -49,12 +48,13 @@ pub(crate) enum SyncForm {
     Tree,
 }
 
-/// A team sync's form, the one place where it is chosen: the tree over more than
-/// [`DIRECT_LEADERS`] hosts, or from `FSH_HIER_TREES_FROM` hosts (as the tests run the trees
-/// on a few hosts). The same on every member.
+/// A team sync's form, the one place where it is chosen: the tree from as many hosts as the
+/// reductions take it ([`TREE_REDUCTIONS_FROM`], where it was measured), or from
+/// `FSH_HIER_TREES_FROM` hosts (as the tests run the trees on a few hosts). The same on every
+/// member.
 pub(crate) fn sync_form(shape: &Shape) -> SyncForm {
     let forced = shape.trees_from.is_some_and(|from| shape.hosts >= from);
-    if shape.hosts > DIRECT_LEADERS || forced {
+    if shape.hosts >= TREE_REDUCTIONS_FROM || forced {
         SyncForm::Tree
     } else {
         SyncForm::Meet
@@ -389,10 +389,10 @@ mod tests {
     }
 
     #[test]
-    fn syncs_take_the_tree_over_more_than_direct_leaders() {
+    fn syncs_take_the_tree_from_five_hosts() {
         assert_eq!(sync_form(&shape(2, 2)), SyncForm::Meet);
-        assert_eq!(sync_form(&shape(DIRECT_LEADERS, 1)), SyncForm::Meet);
-        assert_eq!(sync_form(&shape(DIRECT_LEADERS + 1, 1)), SyncForm::Tree);
+        assert_eq!(sync_form(&shape(4, 2)), SyncForm::Meet);
+        assert_eq!(sync_form(&shape(5, 1)), SyncForm::Tree);
         assert_eq!(sync_form(&shape(64, 1)), SyncForm::Tree);
         assert_eq!(sync_form(&Shape { trees_from: Some(2), ..shape(2, 2) }), SyncForm::Tree);
     }

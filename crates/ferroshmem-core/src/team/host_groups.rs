@@ -129,15 +129,24 @@ fn runs_of(ascending: impl Iterator<Item = usize>) -> Vec<(usize, usize)> {
 /// Teams over at least this many hosts take the trees for every collective: the forms for
 /// fewer hosts need three slot words per group.
 pub(crate) const WIDE_FROM: usize = crate::job::slot_layout::MAX_GROUPS + 1;
-/// Reductions and fcollect take the trees from this many hosts on: over 16 and 32 simulated
-/// hosts x 1 PE the trees took 8-byte and 4 KiB float sums 970 and 980 us against 1 280-1 350
-/// and 3 260-3 370 (16 hosts), 3 640-3 720 and 3 680-4 560 against 5 440-5 670 and 21 700-
-/// 23 600 (32 hosts); fcollect 850-890 against 1 270-1 420 (16) and 2 680-3 070 against
+/// Syncs, reductions and fcollect take the trees from this many hosts on. Over 16 and 32
+/// simulated hosts x 1 PE the trees took 8-byte and 4 KiB float sums 970 and 980 us against
+/// 1 280-1 350 and 3 260-3 370 (16 hosts), 3 640-3 720 and 3 680-4 560 against 5 440-5 670 and
+/// 21 700-23 600 (32 hosts); fcollect 850-890 against 1 270-1 420 (16) and 2 680-3 070 against
 /// 5 630-6 230 (32), where every leader sends to every leader (`bench/c/coll_bench.c 4096 5`,
-/// two alternations). Broadcasts and alltoalls keep the forms for fewer hosts up to
-/// `MAX_GROUPS`: their small rings and leader-to-leader messages were faster there (8-byte
-/// broadcast 333-338 against 498-531 us at 16 hosts, alltoall 1 360-1 450 against 2 260).
-const TREE_REDUCTIONS_FROM: usize = 9;
+/// two alternations). With the tree sync and the eager forms (2026-11-27, fifth session), over
+/// 8 hosts x 1 the trees took barrier 166-168, 8-byte sum 169-173 and fcollect 164-172 us
+/// against 363-368, 374 and 357-358 (three alternations), over 4 x 1 barrier 53-57 against
+/// 64-66 and sums 56-57 against 63-65; over 4 x 2 they were even (71-83 against 75-79, the
+/// figures of docs/PERFORMANCE.md's table of 4 hosts), over 2 x 2 slower (23 against 15): from
+/// 5 hosts, leaving the measured tables of up to 4 hosts as they were.
+pub(crate) const TREE_REDUCTIONS_FROM: usize = 5;
+/// Alltoalls of small blocks take Bruck's exchange among the leaders from this many hosts on:
+/// over 8, 16 and 32 simulated hosts x 1 the 8-byte alltoall took 285-298, 1 050-1 170 and
+/// 4 130-4 410 us so against 303-373, 1 440-1 630 and 8 180-8 490 with a message from every
+/// leader to every leader; over 4 x 1 and 4 x 2 it was slower (85-88 against 64-69, 96-110
+/// against 82-85; `bench/c/coll_bench.c 8 5`, two or three alternations).
+const BRUCK_FROM: usize = 8;
 
 /// The collectives whose algorithm between hosts is chosen from the team's [`Shape`] (whether
 /// the trees carry them here, their other forms in `coll::hier::plan`).
@@ -176,11 +185,13 @@ impl Shape {
     }
 
     /// Whether `collective` takes the leaders' trees: from [`TREE_REDUCTIONS_FROM`] hosts for
-    /// reductions and fcollect, from [`WIDE_FROM`] for the others (or `trees_from`).
+    /// reductions and fcollect, from [`BRUCK_FROM`] for alltoalls, from [`WIDE_FROM`] for
+    /// broadcasts (or `trees_from`).
     pub(crate) fn takes_trees(&self, collective: Collective) -> bool {
         let from = self.trees_from.unwrap_or(match collective {
             Collective::Reduce | Collective::Fcollect => TREE_REDUCTIONS_FROM,
-            Collective::Broadcast | Collective::Alltoall => WIDE_FROM,
+            Collective::Alltoall => BRUCK_FROM,
+            Collective::Broadcast => WIDE_FROM,
         });
         self.hosts >= from.min(WIDE_FROM)
     }
@@ -221,13 +232,13 @@ mod tests {
     }
 
     #[test]
-    fn trees_from_nine_hosts_for_reductions_and_from_41_for_the_rest() {
-        for l in [2, 8, 9, 40, 41, 64] {
+    fn trees_from_five_hosts_for_reductions_eight_for_alltoalls_41_for_broadcasts() {
+        for l in [2, 4, 5, 7, 8, 9, 40, 41, 64] {
             let s = shape(l, 1);
-            assert_eq!(s.takes_trees(Collective::Reduce), l >= 9, "{l}");
-            assert_eq!(s.takes_trees(Collective::Fcollect), l >= 9, "{l}");
+            assert_eq!(s.takes_trees(Collective::Reduce), l >= 5, "{l}");
+            assert_eq!(s.takes_trees(Collective::Fcollect), l >= 5, "{l}");
             assert_eq!(s.takes_trees(Collective::Broadcast), l >= 41, "{l}");
-            assert_eq!(s.takes_trees(Collective::Alltoall), l >= 41, "{l}");
+            assert_eq!(s.takes_trees(Collective::Alltoall), l >= 8, "{l}");
             assert_eq!(s.trees_only(), l >= 41, "{l}");
         }
         let forced = Shape { trees_from: Some(2), ..shape(4, 2) };
