@@ -134,7 +134,7 @@ pub(crate) const WIDE_FROM: usize = crate::job::slot_layout::MAX_GROUPS + 1;
 /// 1 280-1 350 and 3 260-3 370 (16 hosts), 3 640-3 720 and 3 680-4 560 against 5 440-5 670 and
 /// 21 700-23 600 (32 hosts); fcollect 850-890 against 1 270-1 420 (16) and 2 680-3 070 against
 /// 5 630-6 230 (32), where every leader sends to every leader (`bench/c/coll_bench.c 4096 5`,
-/// two alternations). With the tree sync and the eager forms (2026-11-27, fifth session), over
+/// two alternations). With the tree sync and the eager forms (`coll::hier::wide`), over
 /// 8 hosts x 1 the trees took barrier 166-168, 8-byte sum 169-173 and fcollect 164-172 us
 /// against 363-368, 374 and 357-358 (three alternations), over 4 x 1 barrier 53-57 against
 /// 64-66 and sums 56-57 against 63-65; over 4 x 2 they were even (71-83 against 75-79, the

@@ -1,5 +1,6 @@
 //! The leaders' part of the hierarchical collectives of a team over many hosts (from
-//! `WIDE_FROM` groups, reductions and fcollect from 9; see `team::host_groups::Shape::takes_trees`):
+//! `WIDE_FROM` groups, reductions and fcollect from 5, alltoalls from 8; see
+//! `team::host_groups::Shape::takes_trees`):
 //! binomial trees (`team::tree`) of `ceil(log2 L)` network steps
 //! among the `L` leaders, where the forms of `hier` for fewer hosts send from every leader to
 //! every other one (L - 1 messages each, and three flag words per group in the slot).
