@@ -384,16 +384,12 @@ impl BroadcastRing {
 mod tests {
     use super::*;
 
-    fn shape(hosts: usize, widest: usize) -> Shape {
-        Shape { hosts, widest, members: hosts * widest, trees_from: None }
-    }
-
     #[test]
     fn syncs_take_the_tree_from_five_hosts() {
-        assert_eq!(sync_form(&shape(2, 2)), SyncForm::Meet);
-        assert_eq!(sync_form(&shape(4, 2)), SyncForm::Meet);
-        assert_eq!(sync_form(&shape(5, 1)), SyncForm::Tree);
-        assert_eq!(sync_form(&shape(64, 1)), SyncForm::Tree);
-        assert_eq!(sync_form(&Shape { trees_from: Some(2), ..shape(2, 2) }), SyncForm::Tree);
+        assert_eq!(sync_form(&Shape::uniform(2, 2)), SyncForm::Meet);
+        assert_eq!(sync_form(&Shape::uniform(4, 2)), SyncForm::Meet);
+        assert_eq!(sync_form(&Shape::uniform(5, 1)), SyncForm::Tree);
+        assert_eq!(sync_form(&Shape::uniform(64, 1)), SyncForm::Tree);
+        assert_eq!(sync_form(&Shape { trees_from: Some(2), ..Shape::uniform(2, 2) }), SyncForm::Tree);
     }
 }

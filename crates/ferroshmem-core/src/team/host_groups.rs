@@ -174,6 +174,12 @@ pub(crate) struct Shape {
 }
 
 impl Shape {
+    /// For tests: `hosts` hosts of `widest` members each, no forcing setting.
+    #[cfg(test)]
+    pub(crate) fn uniform(hosts: usize, widest: usize) -> Shape {
+        Shape { hosts, widest, members: hosts * widest, trees_from: None }
+    }
+
     /// The shape of a team of these host groups, with the job's agreed settings
     /// (`crate::settings`: `FSH_HIER_TREES_FROM`).
     pub(crate) fn of(groups: &HostGroups) -> Shape {
@@ -228,7 +234,7 @@ mod tests {
     }
 
     fn shape(hosts: usize, widest: usize) -> Shape {
-        Shape { hosts, widest, members: hosts * widest, trees_from: None }
+        Shape::uniform(hosts, widest)
     }
 
     #[test]

@@ -207,55 +207,51 @@ pub(crate) fn push(bytes: usize) -> bool {
 mod tests {
     use super::*;
 
-    fn shape(hosts: usize, widest: usize) -> Shape {
-        Shape { hosts, widest, members: hosts * widest, trees_from: None }
-    }
-
     #[test]
     fn broadcast_forms_by_size() {
-        let s = shape(4, 2);
+        let s = Shape::uniform(4, 2);
         assert_eq!(broadcast(&s, 8, true), BroadcastForm::Ring);
         assert_eq!(broadcast(&s, 8, false), BroadcastForm::Staged);
         assert_eq!(broadcast(&s, RING_ENTRY_BYTES + 1, true), BroadcastForm::Staged);
         assert_eq!(broadcast(&s, STAGED_BROADCAST_MAX + 1, true), BroadcastForm::Counted);
         // The rings have no cap on hosts; without them, the trees over many hosts.
-        assert_eq!(broadcast(&shape(64, 1), 8, true), BroadcastForm::Ring);
-        assert_eq!(broadcast(&shape(64, 1), 8, false), BroadcastForm::Tree);
-        assert_eq!(broadcast(&shape(64, 1), RING_ENTRY_BYTES + 1, true), BroadcastForm::Tree);
+        assert_eq!(broadcast(&Shape::uniform(64, 1), 8, true), BroadcastForm::Ring);
+        assert_eq!(broadcast(&Shape::uniform(64, 1), 8, false), BroadcastForm::Tree);
+        assert_eq!(broadcast(&Shape::uniform(64, 1), RING_ENTRY_BYTES + 1, true), BroadcastForm::Tree);
     }
 
     #[test]
     fn reductions_go_direct_when_chunks_outnumber_hosts() {
-        let s = shape(4, 2);
+        let s = Shape::uniform(4, 2);
         assert!(matches!(reduce(&s, 1, 4), ReduceForm::Staged { chunks: 1, .. }));
         let chunk = STAGE_HALF / 4 / 4;
         assert!(matches!(reduce(&s, chunk * 4, 4), ReduceForm::Staged { chunks: 4, .. }));
         assert!(matches!(reduce(&s, chunk * 5, 4), ReduceForm::Direct { chunks: 5, .. }));
-        assert!(matches!(reduce(&shape(2, 1), chunk * 2 * 2, 4), ReduceForm::Direct { .. }));
-        assert_eq!(reduce(&shape(16, 1), 1, 4), ReduceForm::EagerTree);
-        assert_eq!(reduce(&shape(16, 1), EAGER_PARTIAL_BYTES / 4, 4), ReduceForm::EagerTree);
-        assert_eq!(reduce(&shape(16, 1), EAGER_PARTIAL_BYTES / 4 + 1, 4), ReduceForm::Tree);
+        assert!(matches!(reduce(&Shape::uniform(2, 1), chunk * 2 * 2, 4), ReduceForm::Direct { .. }));
+        assert_eq!(reduce(&Shape::uniform(16, 1), 1, 4), ReduceForm::EagerTree);
+        assert_eq!(reduce(&Shape::uniform(16, 1), EAGER_PARTIAL_BYTES / 4, 4), ReduceForm::EagerTree);
+        assert_eq!(reduce(&Shape::uniform(16, 1), EAGER_PARTIAL_BYTES / 4 + 1, 4), ReduceForm::Tree);
         assert_eq!(reduce(&s, usize::MAX / 4, 4), ReduceForm::TooLarge);
     }
 
     #[test]
     fn small_fcollects_over_many_hosts_go_eagerly() {
-        assert_eq!(fcollect(&shape(64, 1), 64 * 8), FcollectForm::EagerTree);
-        assert_eq!(fcollect(&shape(64, 1), EAGER_REGION_BYTES), FcollectForm::EagerTree);
-        assert_eq!(fcollect(&shape(64, 1), EAGER_REGION_BYTES + 1), FcollectForm::Tree);
-        assert_eq!(fcollect(&shape(4, 2), 64), FcollectForm::Staged);
+        assert_eq!(fcollect(&Shape::uniform(64, 1), 64 * 8), FcollectForm::EagerTree);
+        assert_eq!(fcollect(&Shape::uniform(64, 1), EAGER_REGION_BYTES), FcollectForm::EagerTree);
+        assert_eq!(fcollect(&Shape::uniform(64, 1), EAGER_REGION_BYTES + 1), FcollectForm::Tree);
+        assert_eq!(fcollect(&Shape::uniform(4, 2), 64), FcollectForm::Staged);
         assert_eq!(EAGER_REGION_BYTES, 3072);
     }
 
     #[test]
     fn alltoall_forms() {
         // Few hosts: by host while the whole exchange of the widest host fits half a staging area.
-        let s = shape(4, 2);
+        let s = Shape::uniform(4, 2);
         assert_eq!(alltoall(&s, 8, 64), AlltoallForm::ByHost);
         assert_eq!(alltoall(&s, STAGE_HALF / 8, STAGE_HALF), AlltoallForm::Staged);
         assert_eq!(alltoall(&s, STAGE_HALF, STAGE_HALF * 8), AlltoallForm::Counted);
         // Many hosts: Bruck for small blocks (64 x 1: a step of 32 parts of 8 B), else counted.
-        let wide = shape(64, 1);
+        let wide = Shape::uniform(64, 1);
         assert_eq!(alltoall(&wide, 8, 512), AlltoallForm::Bruck);
         assert_eq!(alltoall(&wide, 341, 341 * 64), AlltoallForm::Bruck);
         assert_eq!(alltoall(&wide, 342, 342 * 64), AlltoallForm::Counted);
@@ -264,18 +260,18 @@ mod tests {
 
     #[test]
     fn collect_is_hierarchical_up_to_2048_members() {
-        assert!(collect_is_hierarchical(&shape(64, 1)));
-        assert!(collect_is_hierarchical(&shape(2, 1024)));
-        assert!(!collect_is_hierarchical(&shape(2, 1025)));
-        assert!(collect_is_hierarchical(&shape(2048, 1)));
-        assert!(!collect_is_hierarchical(&shape(2049, 1)));
+        assert!(collect_is_hierarchical(&Shape::uniform(64, 1)));
+        assert!(collect_is_hierarchical(&Shape::uniform(2, 1024)));
+        assert!(!collect_is_hierarchical(&Shape::uniform(2, 1025)));
+        assert!(collect_is_hierarchical(&Shape::uniform(2048, 1)));
+        assert!(!collect_is_hierarchical(&Shape::uniform(2049, 1)));
         // The steps' bounds add up to (L - 1) x widest words.
-        let s = shape(64, 3);
+        let s = Shape::uniform(64, 3);
         let steps = tree::depth(64) as usize;
         let total: usize = (0..steps).map(|k| collect_step_bound(&s, k)).sum();
         assert_eq!(total, 63 * 3 * 8);
         for l in 2..300 {
-            let s = shape(l, 1);
+            let s = Shape::uniform(l, 1);
             let total: usize = (0..tree::depth(l) as usize).map(|k| collect_step_bound(&s, k)).sum();
             assert_eq!(total, (l - 1) * 8, "{l}");
         }
