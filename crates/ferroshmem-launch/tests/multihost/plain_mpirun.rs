@@ -2,13 +2,13 @@
 //! starts a job (issue 29): a PE that calls `shmem_global_exit`, returns non-zero without
 //! finalizing, or is killed, alone on its host or not, while the others wait in a barrier.
 //! `mpirun` must end the job with that PE's status, name the PE, and leave nothing behind.
-//! (A host whose network is cut is not among them: `mpirun`'s abort waits for the lost host's
-//! daemon for ever; the PEs end, with the peer watch's report, but `mpirun` stays. oshrun
-//! ends it, see `signals::a_cut_host_ends_the_job`.)
+//! A host whose network is cut: the PEs of the other hosts end with the peer watch's report,
+//! and `mpirun` ends once its TCP connection to the lost host's daemon gives up
+//! ([`a_cut_host_under_plain_mpirun`]).
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use super::signals::Hosts;
+use super::signals::{Hosts, Live, CUT_LIMIT};
 use super::*;
 
 /// One fault: the program and its arguments, the status `mpirun` must return and, where
@@ -76,5 +76,82 @@ pub(super) fn faults_under_plain_mpirun(hosts: &Hosts) -> Result<(), String> {
         }
         println!("     {what}: exit {}, {} ms", fault.status, elapsed.as_millis());
     }
+    signals::no_process_left()
+}
+
+/// What the kernel makes of a connection whose data goes unacknowledged: `mpirun`'s abort
+/// sends the lost host's daemon its kill and waits for it until TCP gives up on that
+/// connection, after `net.ipv4.tcp_retries2` retransmissions (15 by default: about 15
+/// minutes). With 3 (about 3 s), as a site that wants lost hosts found sets it on the host
+/// that runs `mpirun`, the job ends within seconds. Set in the namespace where `mpirun` runs
+/// (this machine's own) for the test, and the value before put back on drop.
+struct TcpRetries {
+    before: String,
+}
+
+const TCP_RETRIES: &str = "/proc/sys/net/ipv4/tcp_retries2";
+
+impl TcpRetries {
+    fn set(value: &str) -> Result<TcpRetries, String> {
+        let before = std::fs::read_to_string(TCP_RETRIES).map_err(|e| format!("{TCP_RETRIES}: {e}"))?;
+        std::fs::write(TCP_RETRIES, value).map_err(|e| format!("{TCP_RETRIES}: {e}"))?;
+        Ok(TcpRetries { before: before.trim().to_string() })
+    }
+}
+
+impl Drop for TcpRetries {
+    fn drop(&mut self) {
+        let _ = std::fs::write(TCP_RETRIES, &self.before);
+    }
+}
+
+/// `tests/multihost/c/fault_cut.c` (barriers in a loop) under `mpirun` started directly, the
+/// last host's network cut once the loop runs: the other hosts' PEs report its PEs lost,
+/// naming the host, within the peer watch's limit, and call `PMIx_Abort`; `mpirun` ends the
+/// job non-zero once its connection to the lost host's daemon gives up (see [`TcpRetries`]).
+pub(super) fn a_cut_host_under_plain_mpirun(hosts: &Hosts) -> Result<(), String> {
+    let n = hosts.npes;
+    let names = std::env::var("FSH_HOSTS").map_err(|e| e.to_string())?;
+    let host = names.rsplit(',').next().unwrap_or_default().to_string();
+    let per_host: usize = hosts.hostlist.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    let first = n - per_host;
+    let exe = common::compile_c(&common::repo_root().join("tests/multihost/c/fault_cut.c"));
+    let _retries = TcpRetries::set("3")?;
+    let mut cmd = Command::new("mpirun");
+    cmd.args(hosts.mpirun_args.split_whitespace())
+        .args(["--host", &hosts.hostlist, "-np", &n.to_string(), "-x", "SHMEMX_PEER_TIMEOUT_MS"])
+        .arg(&exe)
+        .env("SHMEMX_PEER_TIMEOUT_MS", CUT_LIMIT.as_millis().to_string());
+    let job = Live::spawn(cmd);
+    job.wait_for("barrier loop", |out, _| out.contains("cut: looping"))?;
+    let link = |state: &str| {
+        let ok = Command::new("ip").args(["-n", &host, "link", "set", "eth0", state]).status();
+        ok.is_ok_and(|s| s.success()).then_some(()).ok_or_else(|| format!("ip link set eth0 {state} failed"))
+    };
+    link("down")?;
+    let cut = Instant::now();
+    let ended = job.finish();
+    let took = cut.elapsed();
+    link("up")?;
+    let (code, out, err) = ended?;
+    let all = format!("{out}{err}");
+    let named = format!(": lost PE {first} (on {host})");
+    if !all.lines().any(|l| l.starts_with("ferroshmem: PE ") && l.contains(&named)) {
+        return Err(format!(
+            "no report line holds {named:?}:
+{all}"
+        ));
+    }
+    if code.is_none_or(|c| c == 0) {
+        return Err(format!(
+            "exit {code:?}, expected a failure
+{all}"
+        ));
+    }
+    // The watch's limit, TCP's 3 retransmissions (about 3 s) and slack for a loaded machine.
+    if took > CUT_LIMIT + Duration::from_secs(20) {
+        return Err(format!("mpirun ended {} ms after the cut", took.as_millis()));
+    }
+    println!("     {host} cut: mpirun ended {} ms later, exit {code:?}", took.as_millis());
     signals::no_process_left()
 }

@@ -17,7 +17,7 @@ pub(super) struct Hosts {
 const LIVE_LIMIT: Duration = Duration::from_secs(120);
 
 /// A running job whose output is collected as it comes.
-struct Live {
+pub(super) struct Live {
     child: std::process::Child,
     stdout: std::sync::Arc<std::sync::Mutex<String>>,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
@@ -69,7 +69,7 @@ impl Live {
         Live::spawn(cmd)
     }
 
-    fn spawn(mut cmd: Command) -> Live {
+    pub(super) fn spawn(mut cmd: Command) -> Live {
         cmd.env("SHMEMX_HANG_REPORT", "0")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -89,7 +89,7 @@ impl Live {
     }
 
     /// Polls the output until `done(stdout, stderr)`; an error past the job's limit.
-    fn wait_for(&self, what: &str, done: impl Fn(&str, &str) -> bool) -> Result<(), String> {
+    pub(super) fn wait_for(&self, what: &str, done: impl Fn(&str, &str) -> bool) -> Result<(), String> {
         while !done(&self.stdout(), &self.stderr()) {
             if self.start.elapsed() > LIVE_LIMIT {
                 return Err(format!(
@@ -131,7 +131,7 @@ impl Live {
     }
 
     /// Waits for oshrun to end (within the job's limit): its exit code and output.
-    fn finish(mut self) -> Result<(Option<i32>, String, String), String> {
+    pub(super) fn finish(mut self) -> Result<(Option<i32>, String, String), String> {
         let (status, timed_out) = common::wait_within(&mut self.child, self.start, LIVE_LIMIT, |c| {
             let _ = Command::new("kill").args(["-TERM", &c.id().to_string()]).status();
         });
@@ -182,10 +182,14 @@ pub(super) const SIGNAL_TESTS: &[(&str, HostsTest)] = &[
     ("hang report on Ctrl-C at a terminal, and typed input", at_a_terminal),
     ("a host whose network is cut ends the job", a_cut_host_ends_the_job),
     ("faults under mpirun started directly", super::plain_mpirun::faults_under_plain_mpirun),
+    (
+        "a host whose network is cut, under mpirun started directly",
+        super::plain_mpirun::a_cut_host_under_plain_mpirun,
+    ),
 ];
 
 /// The peer watch's limit in [`a_cut_host_ends_the_job`] (`SHMEMX_PEER_TIMEOUT_MS`).
-const CUT_LIMIT: Duration = Duration::from_secs(4);
+pub(super) const CUT_LIMIT: Duration = Duration::from_secs(4);
 
 /// `tests/multihost/c/fault_cut.c` (barriers in a loop) with the last host's network cut
 /// (`ip link set eth0 down` in its namespace) once the loop runs: the PEs of the other hosts
