@@ -6,9 +6,9 @@
 //! and `mpirun` ends once its TCP connection to the lost host's daemon gives up
 //! ([`a_cut_host_under_plain_mpirun`]).
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::signals::{Hosts, Live, CUT_LIMIT};
+use super::signals::{Hosts, CUT_LIMIT};
 use super::*;
 
 /// One fault: the program and its arguments, the status `mpirun` must return and, where
@@ -110,48 +110,21 @@ impl Drop for TcpRetries {
 /// naming the host, within the peer watch's limit, and call `PMIx_Abort`; `mpirun` ends the
 /// job non-zero once its connection to the lost host's daemon gives up (see [`TcpRetries`]).
 pub(super) fn a_cut_host_under_plain_mpirun(hosts: &Hosts) -> Result<(), String> {
-    let n = hosts.npes;
-    let names = std::env::var("FSH_HOSTS").map_err(|e| e.to_string())?;
-    let host = names.rsplit(',').next().unwrap_or_default().to_string();
-    let per_host: usize = hosts.hostlist.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
-    let first = n - per_host;
     let exe = common::compile_c(&common::repo_root().join("tests/multihost/c/fault_cut.c"));
     let _retries = TcpRetries::set("3")?;
     let mut cmd = Command::new("mpirun");
     cmd.args(hosts.mpirun_args.split_whitespace())
-        .args(["--host", &hosts.hostlist, "-np", &n.to_string(), "-x", "SHMEMX_PEER_TIMEOUT_MS"])
+        .args(["--host", &hosts.hostlist, "-np", &hosts.npes.to_string(), "-x", "SHMEMX_PEER_TIMEOUT_MS"])
         .arg(&exe)
         .env("SHMEMX_PEER_TIMEOUT_MS", CUT_LIMIT.as_millis().to_string());
-    let job = Live::spawn(cmd);
-    job.wait_for("barrier loop", |out, _| out.contains("cut: looping"))?;
-    let link = |state: &str| {
-        let ok = Command::new("ip").args(["-n", &host, "link", "set", "eth0", state]).status();
-        ok.is_ok_and(|s| s.success()).then_some(()).ok_or_else(|| format!("ip link set eth0 {state} failed"))
-    };
-    link("down")?;
-    let cut = Instant::now();
-    let ended = job.finish();
-    let took = cut.elapsed();
-    link("up")?;
-    let (code, out, err) = ended?;
-    let all = format!("{out}{err}");
-    let named = format!(": lost PE {first} (on {host})");
-    if !all.lines().any(|l| l.starts_with("ferroshmem: PE ") && l.contains(&named)) {
-        return Err(format!(
-            "no report line holds {named:?}:
-{all}"
-        ));
-    }
-    if code.is_none_or(|c| c == 0) {
-        return Err(format!(
-            "exit {code:?}, expected a failure
-{all}"
-        ));
+    let cut = signals::cut_the_last_host(hosts, cmd)?;
+    if cut.code.is_none_or(|c| c == 0) {
+        return Err(format!("exit {:?}, expected a failure\n{}", cut.code, cut.output));
     }
     // The watch's limit, TCP's 3 retransmissions (about 3 s) and slack for a loaded machine.
-    if took > CUT_LIMIT + Duration::from_secs(20) {
-        return Err(format!("mpirun ended {} ms after the cut", took.as_millis()));
+    if cut.took > CUT_LIMIT + Duration::from_secs(20) {
+        return Err(format!("mpirun ended {} ms after the cut", cut.took.as_millis()));
     }
-    println!("     {host} cut: mpirun ended {} ms later, exit {code:?}", took.as_millis());
+    println!("     {} cut: mpirun ended {} ms later, exit {:?}", cut.host, cut.took.as_millis(), cut.code);
     signals::no_process_left()
 }

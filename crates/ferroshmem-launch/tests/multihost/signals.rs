@@ -17,7 +17,7 @@ pub(super) struct Hosts {
 const LIVE_LIMIT: Duration = Duration::from_secs(120);
 
 /// A running job whose output is collected as it comes.
-pub(super) struct Live {
+struct Live {
     child: std::process::Child,
     stdout: std::sync::Arc<std::sync::Mutex<String>>,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
@@ -69,7 +69,7 @@ impl Live {
         Live::spawn(cmd)
     }
 
-    pub(super) fn spawn(mut cmd: Command) -> Live {
+    fn spawn(mut cmd: Command) -> Live {
         cmd.env("SHMEMX_HANG_REPORT", "0")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -89,7 +89,7 @@ impl Live {
     }
 
     /// Polls the output until `done(stdout, stderr)`; an error past the job's limit.
-    pub(super) fn wait_for(&self, what: &str, done: impl Fn(&str, &str) -> bool) -> Result<(), String> {
+    fn wait_for(&self, what: &str, done: impl Fn(&str, &str) -> bool) -> Result<(), String> {
         while !done(&self.stdout(), &self.stderr()) {
             if self.start.elapsed() > LIVE_LIMIT {
                 return Err(format!(
@@ -131,7 +131,7 @@ impl Live {
     }
 
     /// Waits for oshrun to end (within the job's limit): its exit code and output.
-    pub(super) fn finish(mut self) -> Result<(Option<i32>, String, String), String> {
+    fn finish(mut self) -> Result<(Option<i32>, String, String), String> {
         let (status, timed_out) = common::wait_within(&mut self.child, self.start, LIVE_LIMIT, |c| {
             let _ = Command::new("kill").args(["-TERM", &c.id().to_string()]).status();
         });
@@ -198,14 +198,41 @@ pub(super) const CUT_LIMIT: Duration = Duration::from_secs(4);
 /// abort waits for the lost host's daemon). The link comes up again once the job ended, and
 /// nothing of the job may be left then.
 fn a_cut_host_ends_the_job(hosts: &Hosts) -> Result<(), String> {
-    let n = hosts.npes;
+    let exe = common::compile_c(&common::repo_root().join("tests/multihost/c/fault_cut.c"));
+    let mut cmd = oshrun_across(&hosts.hostlist, hosts.npes, &hosts.mpirun_args, &exe);
+    cmd.env("SHMEMX_PEER_TIMEOUT_MS", CUT_LIMIT.as_millis().to_string());
+    let cut = cut_the_last_host(hosts, cmd)?;
+    if cut.code != Some(255) {
+        return Err(format!("exit {:?}, expected 255\n{}", cut.code, cut.output));
+    }
+    // The watch's limit, oshrun's wait for mpirun, and slack for a loaded machine.
+    if cut.took > CUT_LIMIT + Duration::from_secs(10) {
+        return Err(format!("the job ended {} ms after the cut", cut.took.as_millis()));
+    }
+    println!("     {} cut: the job ended {} ms later", cut.host, cut.took.as_millis());
+    no_process_left()
+}
+
+/// How a job ended whose last host's network was cut ([`cut_the_last_host`]).
+pub(super) struct Cut {
+    pub(super) code: Option<i32>,
+    /// Its stdout and stderr.
+    pub(super) output: String,
+    /// The cut host.
+    pub(super) host: String,
+    /// From the cut to the end of the job.
+    pub(super) took: Duration,
+}
+
+/// Runs `cmd` (a job of `tests/multihost/c/fault_cut.c`, barriers in a loop, on `hosts`),
+/// cuts the last host's network (`ip link set eth0 down` in its namespace) once the loop runs,
+/// waits for the job to end and brings the link up again. An error unless a report line names
+/// the first PE of the cut host and the host (`: lost PE n (on HOST)`).
+pub(super) fn cut_the_last_host(hosts: &Hosts, cmd: Command) -> Result<Cut, String> {
     let names = std::env::var("FSH_HOSTS").map_err(|e| e.to_string())?;
     let host = names.rsplit(',').next().unwrap_or_default().to_string();
     let per_host: usize = hosts.hostlist.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
-    let first = n - per_host;
-    let exe = common::compile_c(&common::repo_root().join("tests/multihost/c/fault_cut.c"));
-    let mut cmd = oshrun_across(&hosts.hostlist, n, &hosts.mpirun_args, &exe);
-    cmd.env("SHMEMX_PEER_TIMEOUT_MS", CUT_LIMIT.as_millis().to_string());
+    let first = hosts.npes - per_host;
     let job = Live::spawn(cmd);
     job.wait_for("barrier loop", |out, _| out.contains("cut: looping"))?;
     let link = |state: &str| {
@@ -217,20 +244,13 @@ fn a_cut_host_ends_the_job(hosts: &Hosts) -> Result<(), String> {
     let ended = job.finish();
     let took = cut.elapsed();
     link("up")?;
-    let (code, _, err) = ended?;
+    let (code, out, err) = ended?;
+    let output = format!("{out}{err}");
     let named = format!(": lost PE {first} (on {host})");
-    if !err.lines().any(|l| l.starts_with("ferroshmem: PE ") && l.contains(&named)) {
-        return Err(format!("no report line holds {named:?}:\n{err}"));
+    if !output.lines().any(|l| l.starts_with("ferroshmem: PE ") && l.contains(&named)) {
+        return Err(format!("no report line holds {named:?}:\n{output}"));
     }
-    if code != Some(255) {
-        return Err(format!("exit {code:?}, expected 255\n{err}"));
-    }
-    // The watch's limit, oshrun's wait for mpirun, and slack for a loaded machine.
-    if took > CUT_LIMIT + Duration::from_secs(10) {
-        return Err(format!("the job ended {} ms after the cut", took.as_millis()));
-    }
-    println!("     {host} cut: the job ended {} ms later", took.as_millis());
-    no_process_left()
+    Ok(Cut { code, output, host, took })
 }
 
 /// `tests/hang/healthy.c`: PE 0 reads a line while the others wait in a barrier. SIGUSR1 to
