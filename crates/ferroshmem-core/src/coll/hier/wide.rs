@@ -20,8 +20,7 @@
 //! a word of this collective on the sender (or, down a tree, after the sender received what
 //! the leader sent up), so none of a later collective can be counted early.
 
-pub(super) use super::plan::EAGER_PARTIAL_BYTES;
-use super::plan::{EAGER_PARTIALS_AT, EAGER_REGION_BYTES};
+use super::plan::{EAGER_PARTIALS_AT, EAGER_PARTIAL_BYTES, EAGER_REGION_BYTES};
 use super::{counted_messages, Op};
 use crate::coll::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES};
 use crate::error::Result;
