@@ -412,10 +412,13 @@ impl Net {
         Ok(Peer { ep, base, len, rkey })
     }
 
-    /// Marks this thread as progressing the worker itself until the guard drops: a wait, or a
-    /// quiet. (Single operations do not: standing the progress thread aside and waking it
-    /// again for each one cost more than sharing the worker's lock, measured with
-    /// `bench/c/net_bench.c`.)
+    /// Marks this thread as progressing the worker itself until the guard drops: a wait, a
+    /// quiet, a blocking get or a fetching atomic. Without it the progress thread, woken by
+    /// the reply, took the core from the thread that waited for it: between 2 simulated hosts
+    /// × 1 PE with their CPUs split, a get of 8 B took 38 µs and a fetch-add 36 µs, 11 µs
+    /// each with it (`bench/c/net_bench.c`; `ucx_perftest`'s fetch-add 13 µs). The hand-back
+    /// timer is set with slack (see `progress::HandBack`), so operations back to back cost it
+    /// one system call per 200 µs. Puts, which return without a reply, do not.
     pub fn busy(&self) -> Busy<'_> {
         self.busy.fetch_add(1, Ordering::SeqCst);
         Busy(self)
@@ -503,6 +506,7 @@ impl Net {
             return Ok(());
         }
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, dst.len())?;
+        let _busy = self.busy();
         // SAFETY: `target` checked the range against the peer's region of this key.
         unsafe { peer.ep.get(dst, raddr, rkey) }.map_err(|e| net_err(routine, pe, "get", e))
     }
@@ -596,6 +600,7 @@ impl Net {
         op: AmoOp<W>,
     ) -> Result<W> {
         let (peer, raddr, rkey) = self.target(routine, pe, region, offset, W::BYTES)?;
+        let _busy = self.busy();
         let run = |op: AtomicOp, value: W, cond: Option<W>| {
             let old = if W::BYTES == 8 {
                 // SAFETY: `target` checked the 8 bytes at `raddr` against the peer's region of
