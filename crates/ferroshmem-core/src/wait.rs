@@ -139,7 +139,7 @@ pub fn wait_until(policy: &WaitPolicy, owner: &PeCtrl, mut ready: impl FnMut() -
     if ready() {
         return;
     }
-    wait_slow(policy, owner, policy.sleep_for, &mut ready)
+    wait_slow(policy, owner, policy.sleep_for, Writers::Any, &mut ready)
 }
 
 /// [`wait_until`] for a condition that only changes through writers that ring `owner`'s
@@ -154,18 +154,44 @@ pub fn wait_until_rung(policy: &WaitPolicy, owner: &PeCtrl, mut ready: impl FnMu
     if ready() {
         return;
     }
-    wait_slow(policy, owner, RUNG_SLEEP_MAX.max(policy.sleep_for), &mut ready)
+    wait_slow(policy, owner, RUNG_SLEEP_MAX.max(policy.sleep_for), Writers::Fenced, &mut ready)
+}
+
+/// Who changes the condition a wait sleeps on, which decides the waiter's half of the Dekker
+/// pair (`sync_prims::barrier`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Writers {
+    /// Any writer, a put's light barrier included: the waiter makes the heavy half
+    /// (`membarrier` where the process registered for it).
+    Any,
+    /// Only writers that make a full fence before they look for sleepers ([`notify`]: the
+    /// syncs' flags and counters): a full fence on the waiter's side completes the pair. The
+    /// heavy half interrupts every core that runs a PE (an IPI, a VM exit here) and takes a
+    /// kernel-wide lock: 4 PEs on this machine's 2 cores beside 2 busy loops, whose waits
+    /// sleep at every sync, spent 15% of their time there.
+    Fenced,
 }
 
 #[cold]
-fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, max_sleep: Duration, ready: &mut dyn FnMut() -> bool) {
+fn wait_slow(
+    policy: &WaitPolicy,
+    owner: &PeCtrl,
+    max_sleep: Duration,
+    writers: Writers,
+    ready: &mut dyn FnMut() -> bool,
+) {
     for _ in 0..policy.spins {
         spin_loop();
         if ready() {
             return;
         }
     }
-    if yield_until(policy.yield_for, ready) {
+    // A sync's wait under contention sleeps at once (see `contended`); a wait on the
+    // program's memory (a `wait_until` of a ping-pong) still yields first: its sleep makes the
+    // heavy half of the pair, and with 2 busy loops beside 4 PEs a ping-pong that slept at
+    // once took 20-25 µs a step against 0.04-0.2 yielding.
+    let sleep_at_once = writers == Writers::Fenced && contended();
+    if !sleep_at_once && yield_until(policy.yield_for, ready) {
         return;
     }
     let mut sleep = policy.sleep_for;
@@ -185,7 +211,10 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, max_sleep: Duration, ready: &m
         // do that (the locked add is a full barrier) but the model can, and loom finds it
         // (`loom_model` below): a lost wake-up. The fence is on the path that is about to sleep
         // (and, where writers use a compiler barrier only, it is `membarrier`: `sync_prims`).
-        barrier::waiter();
+        match writers {
+            Writers::Any => barrier::waiter(),
+            Writers::Fenced => barrier::full(),
+        }
         if ready() {
             owner.sleepers.fetch_sub(1, Ordering::SeqCst);
             return;
@@ -214,9 +243,12 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, max_sleep: Duration, ready: &m
         // Where arming makes a `membarrier` (`sync_prims::barrier`), which interrupts every
         // core running a PE, for four times as long: a stream of 8 MiB puts into a PE waiting
         // in a barrier ran 5-15% slower with one such interruption per 200 µs.
-        if policy.yield_after_wake && slept != Err(rustix::io::Errno::TIMEDOUT) {
-            let rearm_after =
-                if barrier::waiter_is_heavy() { 4 * policy.yield_for } else { policy.yield_for };
+        if policy.yield_after_wake && slept != Err(rustix::io::Errno::TIMEDOUT) && !sleep_at_once {
+            let rearm_after = if writers == Writers::Any && barrier::waiter_is_heavy() {
+                4 * policy.yield_for
+            } else {
+                policy.yield_for
+            };
             if yield_until(rearm_after, ready) {
                 return;
             }
@@ -227,7 +259,48 @@ fn wait_slow(policy: &WaitPolicy, owner: &PeCtrl, max_sleep: Duration, ready: &m
 /// A yield that gave the core away for this long handed it to a process that runs whole
 /// time slices (a busy program beside the PEs, or a PE that computes): from then on this wait
 /// sleeps rather than yields (see [`yield_until`]).
-const YIELD_STOLEN: Duration = Duration::from_micros(100);
+pub const YIELD_STOLEN: Duration = Duration::from_micros(100);
+
+/// How long after a stolen turn (a yield that gave the core away for [`YIELD_STOLEN`] or
+/// more, or a wait preempted that long between two looks) every wait of this PE sleeps at
+/// once, without yielding or polling first. A turn stolen once will be again while the load
+/// lasts, and each costs a time slice of the other process (4 ms ticks on this machine's
+/// kernel), whereas a sleeper is woken by the write it waits for and, with its short slice
+/// (`slice`), preempts the busy process. After this long without a steal the waits yield
+/// again (and the first steal, if the load is still there, starts another such period).
+const CONTENDED_FOR: Duration = Duration::from_millis(20);
+
+/// The shortest loss of the core that makes the waits [`contended`]: ten times the slice the
+/// PEs ask for (`slice`), so that PEs taking turns on a core do not count, while a process
+/// with the scheduler's default slice (0.75-3 ms) or the 4 ms ticks of this machine's kernel
+/// does. With 100 µs, 4 PEs on 2 idle cores took 1.9-2.0 µs per barrier instead of 1.7.
+const CONTENDED_GAP: Duration = Duration::from_millis(1);
+
+/// When a turn of this process was last stolen (nanoseconds since [`clock_origin`], plus
+/// one; 0: never).
+static LAST_STOLEN: AtomicU64 = AtomicU64::new(0);
+
+fn clock_origin() -> Instant {
+    static ORIGIN: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *ORIGIN.get_or_init(Instant::now)
+}
+
+/// A wait of this process lost its core for `gap`, until `now`: from [`CONTENDED_GAP`] on,
+/// that starts a period of [`contended`] waits.
+pub fn note_stolen(gap: Duration, now: Instant) {
+    if gap >= CONTENDED_GAP {
+        let at = now.saturating_duration_since(clock_origin()).as_nanos() as u64 + 1;
+        LAST_STOLEN.store(at, Ordering::Relaxed);
+    }
+}
+
+/// Whether a wait of this process lost its core for [`YIELD_STOLEN`] or more within
+/// [`CONTENDED_FOR`]: its waits then sleep rather than yield or poll.
+pub fn contended() -> bool {
+    let last = LAST_STOLEN.load(Ordering::Relaxed);
+    last != 0
+        && (clock_origin().elapsed().as_nanos() as u64) < last.saturating_add(CONTENDED_FOR.as_nanos() as u64)
+}
 
 /// Yields the core and looks again, for `how_long`; whether `ready()` came true. Ends early
 /// when one yield gave the core away for [`YIELD_STOLEN`] or more: yielding helps when the
@@ -247,7 +320,12 @@ fn yield_until(how_long: Duration, ready: &mut dyn FnMut() -> bool) -> bool {
             return true;
         }
         let now = Instant::now();
-        if now.duration_since(last) >= YIELD_STOLEN || now.duration_since(start) >= how_long {
+        let gap = now.duration_since(last);
+        if gap >= YIELD_STOLEN {
+            note_stolen(gap, now);
+            return false;
+        }
+        if now.duration_since(start) >= how_long {
             return false;
         }
         last = now;

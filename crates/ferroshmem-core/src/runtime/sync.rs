@@ -306,7 +306,7 @@ impl Runtime {
             return;
         }
         let released = || release.load(Ordering::Acquire) >= epoch;
-        if core_aware {
+        if core_aware && !wait::contended() {
             self.poll_while_core_idle(slot, n, &member, epoch, cpu, released);
         }
         self.wait_until_rung(root, released);
@@ -329,6 +329,7 @@ impl Runtime {
         released: impl Fn() -> bool,
     ) {
         let start = Instant::now();
+        let mut last = start;
         let mut rounds = 0u32;
         // The PEs last seen on this CPU, looked up once: each check then reads only their
         // arrival words, lines that PEs of this core wrote. If one of them is not a member,
@@ -364,9 +365,19 @@ impl Runtime {
                     }
                 }
             }
-            if start.elapsed() >= self.wait.yield_for {
+            // A look long after the one before: another process held the core (a busy
+            // program beside the PEs), and polling would hold it from the PEs of this core
+            // next time: wait as usual, which sleeps (see `wait::contended`).
+            let now = Instant::now();
+            let gap = now.duration_since(last);
+            if gap >= wait::YIELD_STOLEN {
+                wait::note_stolen(gap, now);
                 return;
             }
+            if now.duration_since(start) >= self.wait.yield_for {
+                return;
+            }
+            last = now;
         }
     }
 
