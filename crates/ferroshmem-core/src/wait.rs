@@ -261,45 +261,60 @@ fn wait_slow(
 /// sleeps rather than yields (see [`yield_until`]).
 pub const YIELD_STOLEN: Duration = Duration::from_micros(100);
 
-/// How long after a stolen turn (a yield that gave the core away for [`YIELD_STOLEN`] or
-/// more, or a wait preempted that long between two looks) every wait of this PE sleeps at
-/// once, without yielding or polling first. A turn stolen once will be again while the load
-/// lasts, and each costs a time slice of the other process (4 ms ticks on this machine's
+/// How long after a second stolen turn within [`STEALS_WITHIN`] (a turn is stolen when a sync
+/// wait lost its core for [`CONTENDED_GAP`] or more: a yield that returned that late, or a
+/// look that came that long after the one before) every sync wait of this PE sleeps at once,
+/// without polling or yielding first. While the load lasts the turns will be stolen again,
+/// and each steal costs a time slice of the other process (4 ms ticks on this machine's
 /// kernel), whereas a sleeper is woken by the write it waits for and, with its short slice
-/// (`slice`), preempts the busy process. After this long without a steal the waits yield
-/// again (and the first steal, if the load is still there, starts another such period).
+/// (`slice`), preempts the busy process. After this long the waits poll and yield again, and
+/// the next steal, if the load is still there, starts another such period at once (the one
+/// before it is less than [`STEALS_WITHIN`] old).
 const CONTENDED_FOR: Duration = Duration::from_millis(20);
 
-/// The shortest loss of the core that makes the waits [`contended`]: ten times the slice the
-/// PEs ask for (`slice`), so that PEs taking turns on a core do not count, while a process
+/// The shortest loss of the core that counts as stolen: ten times the slice the PEs ask for
+/// (`slice`), so that PEs taking turns on a core at their pace do not count, while a process
 /// with the scheduler's default slice (0.75-3 ms) or the 4 ms ticks of this machine's kernel
-/// does. With 100 µs, 4 PEs on 2 idle cores took 1.9-2.0 µs per barrier instead of 1.7.
+/// does.
 const CONTENDED_GAP: Duration = Duration::from_millis(1);
 
-/// When a turn of this process was last stolen (nanoseconds since [`clock_origin`], plus
-/// one; 0: never).
-static LAST_STOLEN: AtomicU64 = AtomicU64::new(0);
+/// Two steals this close make the waits [`contended`]. A PE of our own that computes also
+/// keeps the core until a tick: 8 PEs on the 2 idle cores saw 2-6 such steals each in 3 s of
+/// barriers, and with one steal enough, those barriers took 4.5-4.65 µs instead of 4.2-4.35;
+/// beside 2 busy loops each of 4 PEs saw one every 20-25 ms, as soon as it polled again.
+const STEALS_WITHIN: Duration = Duration::from_millis(50);
+
+/// When a turn of this process was last stolen, and until when its waits are contended
+/// (nanoseconds since [`clock_origin`]; 0: never).
+static LAST_STEAL: AtomicU64 = AtomicU64::new(0);
+static CONTENDED_UNTIL: AtomicU64 = AtomicU64::new(0);
 
 fn clock_origin() -> Instant {
     static ORIGIN: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
     *ORIGIN.get_or_init(Instant::now)
 }
 
-/// A wait of this process lost its core for `gap`, until `now`: from [`CONTENDED_GAP`] on,
-/// that starts a period of [`contended`] waits.
+fn since_origin(at: Instant) -> u64 {
+    at.saturating_duration_since(clock_origin()).as_nanos() as u64
+}
+
+/// A wait of this process lost its core for `gap`, until `now` (see [`contended`]).
 pub fn note_stolen(gap: Duration, now: Instant) {
-    if gap >= CONTENDED_GAP {
-        let at = now.saturating_duration_since(clock_origin()).as_nanos() as u64 + 1;
-        LAST_STOLEN.store(at, Ordering::Relaxed);
+    if gap < CONTENDED_GAP {
+        return;
+    }
+    let at = since_origin(now).max(1);
+    let before = LAST_STEAL.swap(at, Ordering::Relaxed);
+    if before != 0 && at.saturating_sub(before) <= STEALS_WITHIN.as_nanos() as u64 {
+        CONTENDED_UNTIL.store(at + CONTENDED_FOR.as_nanos() as u64, Ordering::Relaxed);
     }
 }
 
-/// Whether a wait of this process lost its core for [`YIELD_STOLEN`] or more within
-/// [`CONTENDED_FOR`]: its waits then sleep rather than yield or poll.
+/// Whether this PE's sync waits sleep at once, their turns stolen lately by another process
+/// (see [`CONTENDED_FOR`]).
 pub fn contended() -> bool {
-    let last = LAST_STOLEN.load(Ordering::Relaxed);
-    last != 0
-        && (clock_origin().elapsed().as_nanos() as u64) < last.saturating_add(CONTENDED_FOR.as_nanos() as u64)
+    let until = CONTENDED_UNTIL.load(Ordering::Relaxed);
+    until != 0 && since_origin(Instant::now()) < until
 }
 
 /// Yields the core and looks again, for `how_long`; whether `ready()` came true. Ends early
