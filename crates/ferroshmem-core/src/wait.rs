@@ -186,11 +186,10 @@ fn wait_slow(
             return;
         }
     }
-    // A sync's wait under contention sleeps at once (see `contended`); a wait on the
-    // program's memory (a `wait_until` of a ping-pong) still yields first: its sleep makes the
-    // heavy half of the pair, and with 2 busy loops beside 4 PEs a ping-pong that slept at
-    // once took 20-25 µs a step against 0.04-0.2 yielding.
-    let sleep_at_once = writers == Writers::Fenced && contended();
+    // Under contention a wait sleeps at once (see `contended`), a wait on the program's
+    // memory too: a 4-PE ping-pong beside 2 busy loops took 2-32 µs a step so, 0.05-69
+    // yielding first (and with 4 busy loops 108-230 against 380-410).
+    let sleep_at_once = contended();
     if !sleep_at_once && yield_until(policy.yield_for, ready) {
         return;
     }
