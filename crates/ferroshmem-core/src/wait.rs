@@ -258,7 +258,7 @@ fn wait_slow(
 /// A yield that gave the core away for this long handed it to a process that runs whole
 /// time slices (a busy program beside the PEs, or a PE that computes): from then on this wait
 /// sleeps rather than yields (see [`yield_until`]).
-pub const YIELD_STOLEN: Duration = Duration::from_micros(100);
+pub(crate) const YIELD_STOLEN: Duration = Duration::from_micros(100);
 
 /// How long after a second stolen turn within [`STEALS_WITHIN`] (a turn is stolen when a sync
 /// wait lost its core for [`CONTENDED_GAP`] or more: a yield that returned that late, or a
@@ -298,7 +298,7 @@ fn since_origin(at: Instant) -> u64 {
 }
 
 /// A wait of this process lost its core for `gap`, until `now` (see [`contended`]).
-pub fn note_stolen(gap: Duration, now: Instant) {
+pub(crate) fn note_stolen(gap: Duration, now: Instant) {
     if gap < CONTENDED_GAP {
         return;
     }
@@ -311,7 +311,7 @@ pub fn note_stolen(gap: Duration, now: Instant) {
 
 /// Whether this PE's sync waits sleep at once, their turns stolen lately by another process
 /// (see [`CONTENDED_FOR`]).
-pub fn contended() -> bool {
+pub(crate) fn contended() -> bool {
     let until = CONTENDED_UNTIL.load(Ordering::Relaxed);
     until != 0 && since_origin(Instant::now()) < until
 }
