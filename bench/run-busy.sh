@@ -24,12 +24,7 @@ target/release/oshcc -O2 bench/c/busy_bench.c -o "$OUT/busy_ferro"
 /usr/bin/oshcc -O2 bench/c/busy_bench.c -o "$OUT/busy_ompi"
 RAW="$OUT/busy-raw.txt"
 : > "$RAW"
-BUSY=""
-stop_busy() {
-    for p in $BUSY; do kill "$p" 2>/dev/null || true; done
-    BUSY=""
-}
-trap stop_busy EXIT INT TERM
+. "$(dirname "$0")/busy-loops.sh"
 run_job() { # IMPL N LOAD
     case $1 in
         ferroshmem) out=$(timeout "$JOB_LIMIT" target/release/oshrun -n "$2" "$OUT/busy_ferro" "$SCALE" 2>/dev/null) || true ;;
@@ -43,13 +38,7 @@ run_job() { # IMPL N LOAD
     printf '%s\n' "$lines" | grep '^busy ' | sed "s/^/$1 $3 /" >> "$RAW" || true
 }
 for load in $LOADS; do
-    stop_busy
-    i=0
-    while [ "$i" -lt "$load" ]; do
-        sh -c 'while :; do :; done' &
-        BUSY="$BUSY $!"
-        i=$((i + 1))
-    done
+    start_busy "$load"
     for r in $(seq 1 "$ROUNDS"); do
         if [ $((r % 2)) = 1 ]; then order="ferroshmem openmpi"; else order="openmpi ferroshmem"; fi
         for n in $PES; do
