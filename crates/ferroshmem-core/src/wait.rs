@@ -54,7 +54,11 @@ impl WaitPolicy {
     pub fn for_job(n_pes: usize, cores: usize) -> Self {
         let oversubscribed = n_pes > cores;
         WaitPolicy {
-            spins: if oversubscribed { 4 } else { 20_000 },
+            // 2 000 checks: some tens of microseconds. With 20 000 (a millisecond), 2 PEs beside
+            // 4 busy loops each spun through its partner's lost slices and fell into 0.65-0.72
+            // ms barriers in 3 runs of 4, against 0.7-34 µs; idle, the figures did not move
+            // (`bench/c/coll_bench.c` at 2 PEs: 0.96-1.03).
+            spins: if oversubscribed { 4 } else { 2_000 },
             yield_for: Duration::from_micros(if oversubscribed { 2_000 } else { 200 }),
             // SHMEMX_SLEEP_TIMEOUT_MS: the safety-net bound of one sleep (default 2 ms).
             sleep_for: Duration::from_millis(
@@ -180,16 +184,33 @@ fn wait_slow(
     writers: Writers,
     ready: &mut dyn FnMut() -> bool,
 ) {
-    for _ in 0..policy.spins {
+    // Under contention a wait spins briefly and then sleeps (see `contended`), a wait on the
+    // program's memory too: a 4-PE ping-pong beside 2 busy loops took 2-32 µs a step so,
+    // 0.05-69 yielding first (and with 4 busy loops 108-230 against 380-410). A spin that was
+    // itself preempted for a slice (a look [`CONTENDED_GAP`] or more after the one before)
+    // goes to sleep at once as well.
+    let contended_now = contended();
+    let spins = if contended_now { policy.spins.min(CONTENDED_SPINS) } else { policy.spins };
+    let mut sleep_at_once = contended_now;
+    let mut last_look: Option<Instant> = None;
+    for i in 0..spins {
         spin_loop();
         if ready() {
             return;
         }
+        if i % 256 == 255 {
+            let now = Instant::now();
+            if let Some(before) = last_look {
+                let gap = now.duration_since(before);
+                if gap >= CONTENDED_GAP {
+                    note_stolen(gap, now);
+                    sleep_at_once = true;
+                    break;
+                }
+            }
+            last_look = Some(now);
+        }
     }
-    // Under contention a wait sleeps at once (see `contended`), a wait on the program's
-    // memory too: a 4-PE ping-pong beside 2 busy loops took 2-32 µs a step so, 0.05-69
-    // yielding first (and with 4 busy loops 108-230 against 380-410).
-    let sleep_at_once = contended();
     if !sleep_at_once && yield_until(policy.yield_for, ready) {
         return;
     }
@@ -276,6 +297,10 @@ const CONTENDED_FOR: Duration = Duration::from_millis(20);
 /// with the scheduler's default slice (0.75-3 ms) or the 4 ms ticks of this machine's kernel
 /// does.
 const CONTENDED_GAP: Duration = Duration::from_millis(1);
+
+/// The checks of a contended wait before it sleeps: some microseconds, which catch a partner
+/// that runs on another core at this moment, far less than a wake-up costs here (11-37 µs).
+const CONTENDED_SPINS: u32 = 512;
 
 /// Two steals this close make the waits [`contended`]. A PE of our own that computes also
 /// keeps the core until a tick: 8 PEs on the 2 idle cores saw 2-6 such steals each in 3 s of
