@@ -147,8 +147,10 @@ pub fn wait_until(policy: &WaitPolicy, owner: &PeCtrl, mut ready: impl FnMut() -
 }
 
 /// [`wait_until`] for a condition that only changes through writers that ring `owner`'s
-/// doorbell (the library's own sync words, never a plain store of the program): the safety
-/// net of a timed sleep is not needed, so each sleep that ends by timeout doubles the next
+/// doorbell with [`notify`], whose full fence is the writer's half of the Dekker pair (the
+/// library's own sync words; never a plain store of the program, nor a put's
+/// [`notify_after_copy`]): the sleeper's half is then a full fence too (`Writers::Fenced`),
+/// and the safety net of a timed sleep is not needed, so each sleep that ends by timeout doubles the next
 /// one, up to [`RUNG_SLEEP_MAX`]. With a fixed 2 ms bound every sleeper woke 500 times a
 /// second: 1023 PEs waiting in `shmem_init`'s barrier for the last PEs to start took the two
 /// cores with half a million wake-ups a second, and the start of 1024 PEs took 20 s (71% of
@@ -281,10 +283,10 @@ fn wait_slow(
 /// sleeps rather than yields (see [`yield_until`]).
 pub(crate) const YIELD_STOLEN: Duration = Duration::from_micros(100);
 
-/// How long after a second stolen turn within [`STEALS_WITHIN`] (a turn is stolen when a sync
+/// How long after a second stolen turn within [`STEALS_WITHIN`] (a turn is stolen when a
 /// wait lost its core for [`CONTENDED_GAP`] or more: a yield that returned that late, or a
-/// look that came that long after the one before) every sync wait of this PE sleeps at once,
-/// without polling or yielding first. While the load lasts the turns will be stolen again,
+/// look that came that long after the one before) every wait of this PE sleeps after at most
+/// [`CONTENDED_SPINS`] checks, without polling or yielding first. While the load lasts the turns will be stolen again,
 /// and each steal costs a time slice of the other process (4 ms ticks on this machine's
 /// kernel), whereas a sleeper is woken by the write it waits for and, with its short slice
 /// (`slice`), preempts the busy process. After this long the waits poll and yield again, and
@@ -329,13 +331,21 @@ pub(crate) fn note_stolen(gap: Duration, now: Instant) {
     }
     let at = since_origin(now).max(1);
     let before = LAST_STEAL.swap(at, Ordering::Relaxed);
-    if before != 0 && at.saturating_sub(before) <= STEALS_WITHIN.as_nanos() as u64 {
-        CONTENDED_UNTIL.store(at + CONTENDED_FOR.as_nanos() as u64, Ordering::Relaxed);
+    if let Some(until) = contended_until(before, at) {
+        CONTENDED_UNTIL.store(until, Ordering::Relaxed);
     }
 }
 
-/// Whether this PE's sync waits sleep at once, their turns stolen lately by another process
-/// (see [`CONTENDED_FOR`]).
+/// Until when the waits are contended after a steal at `at` whose predecessor was at `before`
+/// (nanoseconds since [`clock_origin`]; 0: none): `None` unless the two are within
+/// [`STEALS_WITHIN`].
+fn contended_until(before: u64, at: u64) -> Option<u64> {
+    (before != 0 && at.saturating_sub(before) <= STEALS_WITHIN.as_nanos() as u64)
+        .then(|| at + CONTENDED_FOR.as_nanos() as u64)
+}
+
+/// Whether this PE's waits sleep at once, their turns stolen lately by another process (see
+/// [`CONTENDED_FOR`]).
 pub(crate) fn contended() -> bool {
     let until = CONTENDED_UNTIL.load(Ordering::Relaxed);
     until != 0 && since_origin(Instant::now()) < until
@@ -415,6 +425,32 @@ fn ring(owner: &PeCtrl) {
 /// A lost wake-up leaves the waiter asleep with nobody to wake it: loom reports a deadlock.
 /// Run with `RUSTFLAGS="--cfg loom" cargo test -p ferroshmem --release --lib loom` (the test
 /// `tests/loom.rs` runs it as part of the normal test command).
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn a_first_steal_alone_does_not_make_the_waits_contended() {
+        assert_eq!(contended_until(0, 7 * MS), None);
+    }
+
+    #[test]
+    fn two_steals_within_the_window_make_the_waits_contended_for_a_while() {
+        let within = STEALS_WITHIN.as_nanos() as u64;
+        let period = CONTENDED_FOR.as_nanos() as u64;
+        assert_eq!(contended_until(5 * MS, 5 * MS + within), Some(5 * MS + within + period));
+        assert_eq!(contended_until(5 * MS, 6 * MS), Some(6 * MS + period));
+    }
+
+    #[test]
+    fn steals_further_apart_than_the_window_do_not() {
+        let within = STEALS_WITHIN.as_nanos() as u64;
+        assert_eq!(contended_until(5 * MS, 5 * MS + within + 1), None);
+    }
+}
+
 #[cfg(all(test, loom))]
 mod loom_model {
     use super::*;
