@@ -9,9 +9,9 @@
 # Writes target/bench/net-comparison.md and target/bench/net-raw.txt.
 # Usage: bench/run-multihost.sh [iterations]   (default 1000), after `cargo build --release`.
 # Each simulated host gets its own share of the CPUs (FSH_HOST_CPUS=split, as real hosts have
-# cores of their own); FSH_HOST_CPUS= (empty) lets them share every CPU.
+# cores of their own); FSH_HOST_CPUS=shared lets them share every CPU.
 set -eu
-export FSH_HOST_CPUS=${FSH_HOST_CPUS-split}
+export FSH_HOST_CPUS=${FSH_HOST_CPUS:-split}
 ROUNDS=${ROUNDS:-3}
 OSHM_LIMIT=${OSHM_LIMIT:-60}
 here=$(cd "$(dirname "$0")/.." && pwd)
