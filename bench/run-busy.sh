@@ -9,7 +9,11 @@
 #                               targets: ratio <= 1.5, slowest <= 20 x quiet)
 #   target/bench/busy-raw.txt   every line of every run ("IMPL LOAD busy NAME NPES MEDIAN WORST";
 #                               a job that did not end within JOB_LIMIT gives "IMPL LOAD timeout N")
-# Usage (after `cargo build --release`): bench/run-busy.sh
+#   target/bench/busy.png       each figure against the busy loops, both libraries at each PE
+#                               count (if a python3 with matplotlib is found: Debian's
+#                               python3-matplotlib)
+# Usage (after `cargo build --release`): bench/run-busy.sh; bench/run-busy.sh --report writes the
+# table and the plot again from the raw file.
 # Environment: ROUNDS (3), LOADS ("0 2 4"), PES ("2 4"), SCALE (1: operations per batch x it),
 # JOB_LIMIT (120 s).
 set -eu
@@ -19,10 +23,16 @@ PES=${PES:-"2 4"}
 SCALE=${SCALE:-1}
 JOB_LIMIT=${JOB_LIMIT:-120}
 OUT=target/bench
+RAW="$OUT/busy-raw.txt"
 mkdir -p "$OUT"
+# A python3 with matplotlib for the plot, if there is one (pyenv's often lacks it).
+PY=python3
+for p in python3 /usr/bin/python3; do
+    if "$p" -c 'import matplotlib' 2>/dev/null; then PY=$p; break; fi
+done
+if [ "${1:-}" != "--report" ]; then
 target/release/oshcc -O2 bench/c/busy_bench.c -o "$OUT/busy_ferro"
 /usr/bin/oshcc -O2 bench/c/busy_bench.c -o "$OUT/busy_ompi"
-RAW="$OUT/busy-raw.txt"
 : > "$RAW"
 . "$(dirname "$0")/busy-loops.sh"
 run_job() { # IMPL N LOAD
@@ -49,7 +59,8 @@ for load in $LOADS; do
     done
 done
 stop_busy
-python3 - "$RAW" "$OUT/busy.md" <<'EOF'
+fi
+"$PY" - "$RAW" "$OUT/busy.md" "$OUT/busy.png" <<'EOF'
 import sys, statistics, collections
 raw, out = sys.argv[1], sys.argv[2]
 med, worst, timeouts = collections.defaultdict(list), collections.defaultdict(float), collections.Counter()
@@ -81,4 +92,28 @@ for name in names:
 text = "\n".join(rows) + "\n"
 open(out, "w").write(text)
 print(text)
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("matplotlib not installed: no plot", file=sys.stderr)
+    sys.exit(0)
+fig, axes = plt.subplots(1, len(names), figsize=(20, 4.2))
+for ax, name in zip(axes, names):
+    for impl, color in (("ferroshmem", "tab:blue"), ("openmpi", "tab:orange")):
+        for n, style in zip(pes, ("-o", "--s", ":^")):
+            pts = [(load, statistics.median(med[(impl, load, name, n)])) for load in loads if med.get((impl, load, name, n))]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], style, color=color, label=f"{impl} {n} PEs")
+    ax.set_yscale("log")
+    ax.set_xticks(loads)
+    ax.set_title(name)
+    ax.set_xlabel("busy loops")
+    ax.grid(True, which="both", alpha=0.3)
+axes[0].set_ylabel("us (median of the rounds)")
+axes[-1].legend(fontsize=8)
+fig.tight_layout()
+fig.savefig(sys.argv[3], dpi=100)
+print(f"wrote {sys.argv[3]}", file=sys.stderr)
 EOF
