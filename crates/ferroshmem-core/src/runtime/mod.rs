@@ -208,18 +208,12 @@ impl Runtime {
         observers: Observers,
         upper: impl FnOnce(usize, &Layout, &Topology) -> Result<T>,
     ) -> Result<(Self, T)> {
+        // Before this process waits for, or writes to, any other PE (see the barriers).
+        crate::sync_prims::barrier::init();
         // Short time slices for this PE's threads, so that a waiter woken by the write it waits
         // for runs at once even beside programs that compute (`wait::slice`).
         wait::slice::request_from_env();
         let bootstrap::Attached { job, my_pe, topology, pmix } = bootstrap::attach()?;
-        // The asymmetric barrier pair (`sync_prims::barrier`) only on one host: across hosts
-        // waits sleep at nearly every network step, and the waiter's heavy half (`membarrier`)
-        // interrupts every core that runs a PE of the host; there both halves are full fences.
-        // Before this process waits for, or writes to, any other PE outside the start-up (in
-        // which no PE has registered yet, so every PE uses the full fences).
-        if !(topology.spans_hosts() && pmix.is_some()) {
-            crate::sync_prims::barrier::init();
-        }
         let layout = job.layout();
         // This PE's heap starts on a MAX_HEAP_ALIGN boundary, so that shmem_align's offsets
         // (aligned within the heap, equal on every PE) are aligned addresses too.
