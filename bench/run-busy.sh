@@ -112,7 +112,7 @@ for ax, name in zip(axes, names):
     ax.set_xlabel("busy loops")
     ax.grid(True, which="both", alpha=0.3)
 axes[0].set_ylabel("us (median of the rounds)")
-axes[-1].legend(fontsize=8)
+axes[0].legend(fontsize=8)
 fig.tight_layout()
 fig.savefig(sys.argv[3], dpi=100)
 print(f"wrote {sys.argv[3]}", file=sys.stderr)
