@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use ferroshmem_wire::pmix::Pmix;
 pub(crate) use ferroshmem_wire::ucp::FlagUpdate;
 pub(crate) use ferroshmem_wire::ucp::Pending;
-use ferroshmem_wire::ucp::{AtomicOp, Context, Endpoint, MemRegion, RemoteKey, Worker};
+use ferroshmem_wire::ucp::{self, AtomicOp, Context, Endpoint, MemRegion, RemoteKey, Worker};
 use ferroshmem_wire::Error as WireError;
 
 use crate::error::{Error, Result};
@@ -364,6 +364,19 @@ impl Net {
         self.peers.iter().enumerate().filter(|(_, slot)| slot.get().is_some()).map(|(pe, _)| pe).collect()
     }
 
+    /// The first PE whose endpoint failed (its process ended, or UCX's keepalive found it
+    /// silent), with UCX's status text: endpoints have UCX's peer error handling, so the
+    /// failure is reported here instead of ending this process.
+    pub fn failed_peer(&self) -> Option<(usize, String)> {
+        ucp::peer_failure().map(|f| (f.peer as usize, f.status))
+    }
+
+    /// Sleeps until an endpoint fails (see [`Self::failed_peer`]; at once if one has) or
+    /// `timeout` passes.
+    pub fn wait_for_failed_peer(&self, timeout: std::time::Duration) {
+        ucp::wait_for_peer_failure(timeout)
+    }
+
     /// Connects to every PE of `pes` on another host that has no endpoint yet, all before
     /// any transfer: for the flat collectives, whose every member puts to every other. UCX
     /// creates endpoints without waiting for the peer, so their wire-ups overlap; connected
@@ -392,7 +405,7 @@ impl Net {
         // SAFETY: the bytes PE `pe` published under NET_KEY, length-prefixed by `Blob`: the
         // whole of its `Worker::address()`, taken by the same library (same UCX build on every
         // host of a job) in `Net::start` on that PE.
-        let ep = unsafe { Endpoint::connect(&self.worker, address) }
+        let ep = unsafe { Endpoint::connect(&self.worker, address, pe as u64) }
             .map_err(|e| boot_err(&format!("connecting to PE {pe}"), e))?;
         let mut base = [0u64; REGIONS];
         let mut len = [0u64; REGIONS];

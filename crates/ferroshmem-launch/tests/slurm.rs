@@ -112,8 +112,9 @@ const N5K: &[&str] = &["--mpi=pmix", "-N", "3", "-n", "5", "-K"];
 /// that host's step; the others would wait in the barrier for ever).
 /// Plain srun does not end the job when a PE alone on its host ends without finalizing (its
 /// host's slurmstepd ends with it and no PMIx event reaches the others): ferroshmem's peer
-/// watch does, within a probe round (1 s) and its 2 s of grace for the launcher, with a line
-/// naming the PE. The bound leaves 7 s for a loaded machine.
+/// watch does, 2 s (its grace for the launcher) after UCX reports the closed connection, or at
+/// worst after a probe round (1 s) more, with a line naming the PE. The bound leaves 7 s for a
+/// loaded machine.
 const LONE_PE_ENDS_WITHIN_MS: u128 = 10_000;
 
 /// A report of ferroshmem naming PE 4: the peer watch's ("lost PE 4 (on HOST)"), or, when a

@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <pmix.h>
 #include <ucp/api/ucp.h>
@@ -376,12 +380,56 @@ int fsh_ucp_flush(void *w) {
     return st;
 }
 
-int fsh_ucp_ep_create(void *w, const void *addr, void **ep) {
+/* Endpoints whose peer failed (UCX's peer error handling): the count, a futex word that
+ * fsh_ucp_wait_peer_failure sleeps on, and the first one's peer tag and status. Process-wide:
+ * a process has one worker. */
+static atomic_uint peer_failures;
+static _Atomic uint64_t first_failed_peer;
+static atomic_int first_failed_status;
+
+/* UCX calls this from the progress of the endpoint's worker (under its lock) once the
+ * endpoint failed: its peer's process ended (the connection closed) or UCX's keepalive found
+ * the peer silent. The endpoint is then only closed (fsh_ucp_ep_close). */
+static void peer_failed(void *arg, ucp_ep_h ep, ucs_status_t status) {
+    (void)ep;
+    if (atomic_load(&peer_failures) == 0) {
+        atomic_store(&first_failed_peer, (uint64_t)(uintptr_t)arg);
+        atomic_store(&first_failed_status, (int)status);
+    }
+    atomic_fetch_add(&peer_failures, 1);
+    syscall(SYS_futex, &peer_failures, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* How many endpoints failed so far; the first one's tag and status in *peer and *status. */
+unsigned fsh_ucp_peer_failures(uint64_t *peer, int *status) {
+    unsigned n = atomic_load(&peer_failures);
+    if (n > 0) {
+        *peer = atomic_load(&first_failed_peer);
+        *status = atomic_load(&first_failed_status);
+    }
+    return n;
+}
+
+/* Sleeps until an endpoint has failed (at once if one has) or timeout_ms pass. */
+void fsh_ucp_wait_peer_failure(unsigned timeout_ms) {
+    if (atomic_load(&peer_failures) != 0) return;
+    struct timespec ts = { .tv_sec = timeout_ms / 1000, .tv_nsec = (long)(timeout_ms % 1000) * 1000000L };
+    syscall(SYS_futex, &peer_failures, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+}
+
+/* An endpoint to the worker at `addr`, with UCX's peer error handling: a failure of its peer
+ * is reported (see peer_failed, with `peer` as its tag) instead of ending this process, and
+ * operations on it then fail. */
+int fsh_ucp_ep_create(void *w, const void *addr, uint64_t peer, void **ep) {
     struct fsh_worker *fw = w;
     ucp_ep_params_t params;
     memset(&params, 0, sizeof params);
-    params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                        UCP_EP_PARAM_FIELD_ERR_HANDLER;
     params.address = (const ucp_address_t *)addr;
+    params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    params.err_handler.cb = peer_failed;
+    params.err_handler.arg = (void *)(uintptr_t)peer;
     ucp_ep_h e;
     LOCK(fw);
     ucs_status_t st = ucp_ep_create(fw->w, &params, &e);

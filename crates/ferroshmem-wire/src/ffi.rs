@@ -94,7 +94,9 @@ shim! {
     fn fsh_ucp_signal(worker: *mut c_void) -> c_int;
     fn fsh_ucp_fence(worker: *mut c_void) -> c_int;
     fn fsh_ucp_flush(worker: *mut c_void) -> c_int;
-    fn fsh_ucp_ep_create(worker: *mut c_void, addr: *const c_void, ep: *mut *mut c_void) -> c_int;
+    fn fsh_ucp_ep_create(worker: *mut c_void, addr: *const c_void, peer: u64, ep: *mut *mut c_void) -> c_int;
+    fn fsh_ucp_peer_failures(peer: *mut u64, status: *mut c_int) -> c_uint;
+    fn fsh_ucp_wait_peer_failure(timeout_ms: c_uint);
     fn fsh_ucp_ep_close(worker: *mut c_void, ep: *mut c_void);
     fn fsh_ucp_mem_map(ctx: *mut c_void, addr: *mut c_void, len: usize, memh: *mut *mut c_void) -> c_int;
     fn fsh_ucp_mem_unmap(ctx: *mut c_void, memh: *mut c_void);

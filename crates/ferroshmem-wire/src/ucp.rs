@@ -16,7 +16,7 @@
 //!
 //! ```compile_fail,E0133
 //! fn connect(worker: &ferroshmem_wire::ucp::Worker, address: &[u8]) {
-//!     let _ = ferroshmem_wire::ucp::Endpoint::connect(worker, address); // unsafe: UCX trusts the bytes
+//!     let _ = ferroshmem_wire::ucp::Endpoint::connect(worker, address, 1); // unsafe: UCX trusts the bytes
 //! }
 //! ```
 //! ```compile_fail,E0133
@@ -47,7 +47,7 @@
 //! use ferroshmem_wire::ucp::{Endpoint, RemoteKey, Worker};
 //! fn connect(worker: &Worker, address: &[u8], packed: &[u8]) -> ferroshmem_wire::Result<()> {
 //!     // SAFETY: an example that is never run.
-//!     let ep = unsafe { Endpoint::connect(worker, address) }?;
+//!     let ep = unsafe { Endpoint::connect(worker, address, 1) }?;
 //!     // SAFETY: as above.
 //!     let rkey = unsafe { RemoteKey::unpack(&ep, packed) }?;
 //!     // SAFETY: as above.
@@ -121,7 +121,21 @@ mod imp;
 #[path = "ucp/stub.rs"]
 mod imp;
 
-pub use imp::{Context, Endpoint, MemRegion, Pending, RemoteKey, Worker};
+pub use imp::{
+    peer_failure, wait_for_peer_failure, Context, Endpoint, MemRegion, Pending, RemoteKey, Worker,
+};
+
+/// An endpoint whose peer failed: its process ended (the connection closed) or UCX's
+/// keepalive found it silent. Endpoints are created with UCX's peer error handling, so such a
+/// failure is reported here (and operations on the endpoint fail) rather than ending this
+/// process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeerFailure {
+    /// The endpoint's peer, as given to [`Endpoint::connect`].
+    pub peer: u64,
+    /// UCX's status text.
+    pub status: String,
+}
 
 /// The cheap check of the bytes UCX trusts: refuses empty ones, with an error naming `call`.
 #[cfg_attr(not(wire), allow(dead_code))]
@@ -152,11 +166,11 @@ mod tests {
     fn empty_address_and_key_are_refused() {
         let Some(w) = worker() else { return };
         // SAFETY: the empty address is refused before UCX sees it (what this test checks).
-        let err = unsafe { Endpoint::connect(&w, &[]) }.unwrap_err();
+        let err = unsafe { Endpoint::connect(&w, &[], 0) }.unwrap_err();
         assert_eq!(err.to_string(), "Endpoint::connect: an empty worker address");
         let own = w.address().unwrap();
         // SAFETY: the worker's own whole address, from `Worker::address` of this process.
-        let ep = unsafe { Endpoint::connect(&w, &own) }.unwrap();
+        let ep = unsafe { Endpoint::connect(&w, &own, 0) }.unwrap();
         // SAFETY: the empty key is refused before UCX sees it.
         let err = unsafe { RemoteKey::unpack(&ep, &[]) }.unwrap_err();
         assert_eq!(err.to_string(), "RemoteKey::unpack: an empty packed remote key");
@@ -178,7 +192,7 @@ mod tests {
         // SAFETY: whole address and key from `Worker::address` and `MemRegion::pack_rkey` of
         // this process.
         let (a, b) =
-            unsafe { (Endpoint::connect(&w, &addr).unwrap(), Endpoint::connect(&w, &addr).unwrap()) };
+            unsafe { (Endpoint::connect(&w, &addr, 0).unwrap(), Endpoint::connect(&w, &addr, 0).unwrap()) };
         // SAFETY: as above.
         let rkey = unsafe { RemoteKey::unpack(&a, &packed) }.unwrap();
         let raddr = target.as_ptr() as u64;

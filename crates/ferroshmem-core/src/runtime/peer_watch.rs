@@ -16,7 +16,11 @@
 //! ended without finalizing (a PE that finalized exits only after every PE did, in the
 //! launcher's closing fence): the launcher most often ends the job then, but not always (srun
 //! does not when the PE was alone on its host), so [`LAUNCHER_GRACE`] later the watch ends it
-//! too; with a round every second, that is about 3 s after the peer ended. Nothing is probed
+//! too; with a round every second, that is about 3 s after the peer ended. Sooner still when
+//! UCX itself sees the connection close: endpoints carry UCX's peer error handling
+//! (`Net::failed_peer`), and a failed endpoint wakes the watch at once, so the job ends
+//! [`LAUNCHER_GRACE`] after the peer's process did (and UCX reports the failure instead of
+//! ending this process, as it may without error handling). Nothing is probed
 //! once this PE finalized: its peers may then stop serving the network (they wait in the
 //! launcher's closing fence).
 use std::sync::atomic::Ordering;
@@ -78,12 +82,20 @@ fn watch(rt: &'static Runtime, limit: Duration) {
     let mut sent: Vec<(usize, Instant)> = Vec::new();
     let mut ops: Vec<Pending> = Vec::new();
     loop {
-        std::thread::sleep(every);
+        // Woken early by an endpoint that fails (UCX's peer error handling): the peer's
+        // process ended, its connection closed.
+        net.wait_for_failed_peer(every);
         if done(rt) {
             return;
         }
         let mut failed = Vec::new();
+        if let Some((pe, status)) = net.failed_peer() {
+            failed.push(format!("{} (its connection failed: {status})", name(pe)));
+        }
         for pe in net.connected_pes() {
+            if !failed.is_empty() {
+                break;
+            }
             if sent.iter().any(|&(p, _)| p == pe) {
                 continue;
             }
@@ -139,7 +151,7 @@ fn watch(rt: &'static Runtime, limit: Duration) {
             // time to. Some do not (srun, when the PE was alone on its host).
             std::thread::sleep(LAUNCHER_GRACE);
             rt.report(format_args!(
-                "lost {}: its process ended before finalizing; ending the job",
+                "lost {}: its process ended before finalizing, or its connection broke; ending the job",
                 failed.join(", ")
             ));
             rt.global_exit(ERROR_EXIT_STATUS);

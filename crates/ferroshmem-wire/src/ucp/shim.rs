@@ -172,20 +172,21 @@ impl std::fmt::Debug for Endpoint {
 }
 
 impl Endpoint {
-    /// Connects `worker` to the worker whose address is `address`. An empty address is
-    /// refused with an error; nothing else about it can be checked here.
+    /// Connects `worker` to the worker whose address is `address`, with UCX's peer error
+    /// handling: should the peer fail, [`peer_failure`] names it by `peer`. An empty address
+    /// is refused with an error; nothing else about it can be checked here.
     ///
     /// # Safety
     /// `address` must be a whole worker address, as [`Worker::address`] returned it in a
     /// process whose UCX is of a compatible build: UCX reads it without knowing its
     /// length, and garbage makes it read past the end or abort.
-    pub unsafe fn connect(worker: &Worker, address: &[u8]) -> Result<Endpoint> {
+    pub unsafe fn connect(worker: &Worker, address: &[u8], peer: u64) -> Result<Endpoint> {
         refuse_empty("Endpoint::connect", "worker address", address)?;
         let mut p = std::ptr::null_mut();
         // SAFETY: a live worker; `address` is a whole worker address (the caller's
         // contract; UCX copies what it needs).
         crate::check("ucp_ep_create", unsafe {
-            ffi::fsh_ucp_ep_create(worker.ptr(), address.as_ptr().cast(), &mut p)
+            ffi::fsh_ucp_ep_create(worker.ptr(), address.as_ptr().cast(), peer, &mut p)
         })?;
         Ok(Endpoint { ptr: p, worker: worker.clone() })
     }
@@ -493,6 +494,28 @@ impl Drop for Pending {
             }
         }
     }
+}
+
+/// The first endpoint of this process whose peer failed (see [`PeerFailure`]), if any.
+pub fn peer_failure() -> Option<PeerFailure> {
+    let (mut peer, mut status) = (0u64, 0);
+    // SAFETY: the shim is loaded (an endpoint exists only then; before, the count is 0 and the
+    // shim's table may be empty: checked by `ffi::load`).
+    if ffi::load().is_err() || unsafe { ffi::fsh_ucp_peer_failures(&mut peer, &mut status) } == 0 {
+        return None;
+    }
+    Some(PeerFailure { peer, status: ffi::error_text(status) })
+}
+
+/// Sleeps until an endpoint of this process fails (at once if one has) or `timeout` passes.
+pub fn wait_for_peer_failure(timeout: std::time::Duration) {
+    if ffi::load().is_err() {
+        std::thread::sleep(timeout);
+        return;
+    }
+    let ms = u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX);
+    // SAFETY: the shim is loaded; the call only sleeps on its own word.
+    unsafe { ffi::fsh_ucp_wait_peer_failure(ms) }
 }
 
 impl Drop for Endpoint {

@@ -60,7 +60,7 @@ impl Endpoint {
     ///
     /// # Safety
     /// As the real one.
-    pub unsafe fn connect(_: &Worker, _: &[u8]) -> Result<Endpoint> {
+    pub unsafe fn connect(_: &Worker, _: &[u8], _: u64) -> Result<Endpoint> {
         Err(Error::Unavailable)
     }
     /// # Safety
@@ -140,4 +140,14 @@ impl RemoteKey {
     pub unsafe fn unpack(_: &Endpoint, _: &[u8]) -> Result<RemoteKey> {
         Err(Error::Unavailable)
     }
+}
+
+/// Unavailable: no endpoint exists, so none failed.
+pub fn peer_failure() -> Option<PeerFailure> {
+    None
+}
+
+/// Unavailable: sleeps for `timeout`.
+pub fn wait_for_peer_failure(timeout: std::time::Duration) {
+    std::thread::sleep(timeout)
 }
