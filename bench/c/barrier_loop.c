@@ -5,7 +5,7 @@
  *
  *   target/release/oshcc -O2 bench/c/barrier_loop.c -o /tmp/barrier_loop
  *   FSH_HOST_CPUS=split tests/multihost/with-hosts.sh 64:$(python3 -c "print(','.join(['1']*64))") -- \
- *     bash -c 'OSHRUN_MPIRUN_ARGS="$(echo " $FSH_MPIRUN_ARGS" | sed "s/ --host [^ ]*//")" \
+ *     bash -c 'OSHRUN_MPIRUN_ARGS="$(echo " $FSH_MPIRUN_ARGS" | sed "s| --host [^ ]*||")" \
  *       UCX_TLS=tcp,self UCX_NET_DEVICES=eth0 target/release/oshrun -n 64 --host $FSH_HOSTLIST /tmp/barrier_loop'
  */
 #include <shmem.h>
