@@ -43,20 +43,6 @@ pub(crate) mod barrier {
     static LIGHT_WRITES: AtomicBool = AtomicBool::new(false);
     /// Waiters must (and can) make the heavy barrier: some writer may be light.
     static HEAVY_WAITS: AtomicBool = AtomicBool::new(false);
-    /// Waiters yield once between their fence and their re-check (jobs across hosts).
-    static YIELD_BEFORE_SLEEP: AtomicBool = AtomicBool::new(false);
-
-    /// In a job across hosts, instead of [`init`]: no registration, so both halves are full
-    /// fences, and a waiter yields once before its re-check. Across hosts the waits sleep at
-    /// nearly every network step, and `membarrier` interrupted every core that runs a PE:
-    /// across 64 simulated hosts × 1 PE, 125 calls per barrier and 9% of all CPU time. Without
-    /// it and without the yield, waiters went to sleep at once and the test run's layouts of
-    /// many hosts stalled (PEs silent for 10 s, in debug builds, every time); the yield, a
-    /// scheduling point like the system call it replaces, gives the writer the core first. See
-    /// docs/ARCHITECTURE.md, "An asymmetric pair after puts".
-    pub(crate) fn init_across_hosts() {
-        YIELD_BEFORE_SLEEP.store(true, Ordering::SeqCst);
-    }
 
     /// Registers this process, once, before its first wait or write to another PE.
     pub(crate) fn init() {
@@ -104,9 +90,6 @@ pub(crate) mod barrier {
     /// wake-up.
     pub(crate) fn waiter() {
         fence(Ordering::SeqCst);
-        if YIELD_BEFORE_SLEEP.load(Ordering::Relaxed) {
-            std::thread::yield_now();
-        }
         if HEAVY_WAITS.load(Ordering::Relaxed) {
             let _ = membarrier(MembarrierCommand::GlobalExpedited);
         }
@@ -120,9 +103,6 @@ pub(crate) mod barrier {
 
     /// Nothing to register.
     pub(crate) fn init() {}
-
-    /// Nothing to register.
-    pub(crate) fn init_across_hosts() {}
 
     /// The writer's half as a full fence.
     pub(crate) fn full() {

@@ -208,19 +208,12 @@ impl Runtime {
         observers: Observers,
         upper: impl FnOnce(usize, &Layout, &Topology) -> Result<T>,
     ) -> Result<(Self, T)> {
+        // Before this process waits for, or writes to, any other PE (see the barriers).
+        crate::sync_prims::barrier::init();
         // Short time slices for this PE's threads, so that a waiter woken by the write it waits
         // for runs at once even beside programs that compute (`wait::slice`).
         wait::slice::request_from_env();
         let bootstrap::Attached { job, my_pe, topology, pmix } = bootstrap::attach()?;
-        // The barrier pair of the waits (`sync_prims::barrier`): asymmetric on one host, full
-        // fences and a yield across hosts. Before this process waits for, or writes to, any
-        // other PE outside the start-up (until here no PE has registered, so every PE uses
-        // the full fences).
-        if topology.spans_hosts() && pmix.is_some() {
-            crate::sync_prims::barrier::init_across_hosts();
-        } else {
-            crate::sync_prims::barrier::init();
-        }
         let layout = job.layout();
         // This PE's heap starts on a MAX_HEAP_ALIGN boundary, so that shmem_align's offsets
         // (aligned within the heap, equal on every PE) are aligned addresses too.
