@@ -88,14 +88,14 @@ fn watch(rt: &'static Runtime, limit: Duration) {
         if done(rt) {
             return;
         }
-        let mut failed = Vec::new();
-        if let Some((pe, status)) = net.failed_peer() {
-            failed.push(format!("{} (its connection failed: {status})", name(pe)));
-        }
-        for pe in net.connected_pes() {
-            if !failed.is_empty() {
-                break;
-            }
+        let mut failed: Vec<String> = net
+            .failed_peer()
+            .map(|(pe, status)| format!("{} (its connection failed: {status})", name(pe)))
+            .into_iter()
+            .collect();
+        // A failed endpoint ends the job below: nothing more to probe.
+        let to_probe = if failed.is_empty() { net.connected_pes() } else { Vec::new() };
+        for pe in to_probe {
             if sent.iter().any(|&(p, _)| p == pe) {
                 continue;
             }
