@@ -25,11 +25,7 @@ JOB_LIMIT=${JOB_LIMIT:-120}
 OUT=target/bench
 RAW="$OUT/busy-raw.txt"
 mkdir -p "$OUT"
-# A python3 with matplotlib for the plot, if there is one (pyenv's often lacks it).
-PY=python3
-for p in python3 /usr/bin/python3; do
-    if "$p" -c 'import matplotlib' 2>/dev/null; then PY=$p; break; fi
-done
+. "$(dirname "$0")/plot-python.sh"
 if [ "${1:-}" != "--report" ]; then
 target/release/oshcc -O2 bench/c/busy_bench.c -o "$OUT/busy_ferro"
 /usr/bin/oshcc -O2 bench/c/busy_bench.c -o "$OUT/busy_ompi"

@@ -33,11 +33,7 @@ export ROUNDS=${ROUNDS:-3} REPS=${REPS:-5} JOB_LIMIT=${JOB_LIMIT:-300}
 if [ "${1:-}" != "--report" ]; then
     "$here/bench/run-multihost-coll.sh"
 fi
-# A python3 with matplotlib for the plot, if there is one (pyenv's often lacks it).
-PY=python3
-for p in python3 /usr/bin/python3; do
-    if "$p" -c 'import matplotlib' 2>/dev/null; then PY=$p; break; fi
-done
+. "$here/bench/plot-python.sh"
 "$PY" - "$here/target/bench/multihost-scale-raw.txt" "$here/target/bench" <<'PY'
 import sys, statistics, collections
 raw, out = sys.argv[1], sys.argv[2]
