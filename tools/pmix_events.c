@@ -3,7 +3,7 @@
  * VICTIM then ends the way ACTION says after a second, and the others wait 15 s, printing
  * every event they are given. Run by hand (issue 29, docs/ARCHITECTURE.md "Lost hosts"):
  *
- *   cc -O2 tests/multihost/c/pmix_events.c -o /tmp/pmix_events $(pkg-config --cflags --libs pmix)
+ *   cc -O2 tools/pmix_events.c -o /tmp/pmix_events $(pkg-config --cflags --libs pmix)
  *   tests/multihost/with-hosts.sh 2:2,1 -- sh -c 'mpirun $FSH_MPIRUN_ARGS -np 3 /tmp/pmix_events kill 2'
  *   tests/multihost/with-slurm.sh 2:2,1 -- srun --mpi=pmix -N 2 -n 3 /tmp/pmix_events exit 2
  *
