@@ -142,8 +142,8 @@ impl Runtime {
 
     /// [`Self::wait_until`] for a condition on words that every writer notifies with
     /// [`Self::notify`] (the syncs' flags and counters; its full fence is what lets the sleeper
-    /// skip `membarrier`, see [`wait::wait_until_rung`]): on one host such a sleep need not wake for plain stores, so it
-    /// backs off (see [`wait::wait_until_rung`]); across hosts it is the usual wait.
+    /// skip `membarrier`): on one host such a sleep need not wake for plain stores, so it backs
+    /// off (see [`wait::wait_until_rung`]); across hosts it is the usual wait.
     #[inline]
     fn wait_until_rung(&self, owner: usize, mut ready: impl FnMut() -> bool) {
         match &self.net {
