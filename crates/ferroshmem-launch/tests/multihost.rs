@@ -15,6 +15,8 @@
 //! Rust API (teams, collectives, threads).
 //! Then, on the layouts of the one-sided cases, the tests that signal oshrun (hang reports of
 //! every PE across hosts on SIGUSR1 and SIGINT).
+//! Last, nothing of its runs may be left (`check-clean.sh RUNID...`, the runs this test made:
+//! simulated hosts of other runs, going on or killed before, are not its business).
 //! Needs root, `ip` and `mpirun`; without them it says so and, under CI, fails.
 //! Prints `multihost: N passed, M failed`. `FSH_MULTIHOST_ONLY=TEXT` runs only the cases whose
 //! name contains TEXT (while working on them).
@@ -549,6 +551,7 @@ fn main() {
         cases.push((exe, c));
     }
     if let Ok(layout) = std::env::var("FSH_INNER") {
+        println!("multihost[{layout}]: run {}", std::env::var("FSH_RUNID").unwrap_or_default());
         let (p, f) = inner(&layout, &cases);
         println!("multihost[{layout}]: {p} passed, {f} failed");
         std::process::exit(i32::from(f > 0));
@@ -556,6 +559,7 @@ fn main() {
     let shm_before = common::dev_shm();
     let script = root.join("tests/multihost/with-hosts.sh");
     let (mut passed, mut failed) = (0usize, 0usize);
+    let mut runs: Vec<String> = Vec::new();
     // FSH_MULTIHOST_SCALE: 0 leaves the layouts of many hosts out, "only" runs only them.
     let scale = scale_layouts();
     let which = std::env::var("FSH_MULTIHOST_SCALE").unwrap_or_default();
@@ -574,10 +578,9 @@ fn main() {
         let (code, out, elapsed, timed_out) =
             common::run_with_deadline(cmd, Duration::from_secs(900), Duration::from_secs(2));
         print!("{out}");
-        let summary = out
-            .lines()
-            .rev()
-            .find_map(|l| l.strip_prefix(&format!("multihost[{layout}]: ")).map(str::to_owned));
+        let tag = format!("multihost[{layout}]: ");
+        runs.extend(out.lines().find_map(|l| l.strip_prefix(&format!("{tag}run ")).map(str::to_owned)));
+        let summary = out.lines().rev().find_map(|l| l.strip_prefix(&tag).map(str::to_owned));
         match summary.as_deref().and_then(common::parse_counts) {
             Some((p, f)) => {
                 passed += p;
@@ -593,16 +596,20 @@ fn main() {
             }
         }
     }
-    // Nothing of ours may be left: no file in /dev/shm (the job files are memfds), no
-    // namespace, link, /etc/hosts line or process.
+    // Nothing of ours may be left: no file in /dev/shm (the job files are memfds), and of each
+    // run no namespace, link, /etc/hosts line, temp dir or process. Other runs going on at the
+    // same time (or killed before this one began) are not ours to judge.
     if let Some(why) = common::shm_left_since(&shm_before) {
         failed += 1;
         println!("{why}");
     }
-    let clean = Command::new("bash").arg(root.join("tests/multihost/check-clean.sh")).status();
-    if !clean.is_ok_and(|s| s.success()) {
-        failed += 1;
-        println!("FAIL check-clean.sh: simulated hosts left something behind");
+    if !runs.is_empty() {
+        let clean =
+            Command::new("bash").arg(root.join("tests/multihost/check-clean.sh")).args(&runs).status();
+        if !clean.is_ok_and(|s| s.success()) {
+            failed += 1;
+            println!("FAIL check-clean.sh {}: simulated hosts left something behind", runs.join(" "));
+        }
     }
     println!("multihost: {passed} passed, {failed} failed");
     if failed > 0 {
