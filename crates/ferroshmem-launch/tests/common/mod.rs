@@ -354,6 +354,26 @@ pub fn parse_counts(s: &str) -> Option<(usize, usize)> {
     Some((p.trim().parse().ok()?, f.parse().ok()?))
 }
 
+/// What a suite's simulated hosts left behind: the files the jobs left in /dev/shm since
+/// `shm_before` (`dev_shm()` then: the job files are memfds, nothing of ours belongs there), and
+/// anything of the runs `runs` of `with-hosts.sh` (`check-clean.sh RUNID...`: namespaces,
+/// links, /etc/hosts lines, temp dirs, processes). Runs of others, going on at the same time
+/// or killed before, are not looked at. One failure message per finding.
+pub fn left_behind(shm_before: &[String], runs: &[String]) -> Vec<String> {
+    let mut found: Vec<String> = shm_left_since(shm_before).into_iter().collect();
+    if !runs.is_empty() {
+        let clean =
+            Command::new("bash").arg(repo_root().join("tests/multihost/check-clean.sh")).args(runs).status();
+        if !clean.is_ok_and(|s| s.success()) {
+            found.push(format!(
+                "FAIL check-clean.sh {}: the simulated hosts left something behind",
+                runs.join(" ")
+            ));
+        }
+    }
+    found
+}
+
 /// The files the jobs left in /dev/shm since `before` (`dev_shm()` then): a failure message,
 /// if any (the job files are memfds: nothing of ours belongs there).
 pub fn shm_left_since(before: &[String]) -> Option<String> {
