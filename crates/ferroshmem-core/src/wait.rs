@@ -151,10 +151,10 @@ pub fn wait_until(policy: &WaitPolicy, owner: &PeCtrl, mut ready: impl FnMut() -
 /// library's own sync words; never a plain store of the program, nor a put's
 /// [`notify_after_copy`]): the sleeper's half is then a full fence too (`Writers::Fenced`),
 /// and the safety net of a timed sleep is not needed, so each sleep that ends by timeout
-/// doubles the next one, up to [`RUNG_SLEEP_MAX`]. With a fixed 2 ms bound every sleeper woke 500 times a
-/// second: 1023 PEs waiting in `shmem_init`'s barrier for the last PEs to start took the two
-/// cores with half a million wake-ups a second, and the start of 1024 PEs took 20 s (71% of
-/// the samples in the waits), when it ended at all.
+/// doubles the next one, up to [`RUNG_SLEEP_MAX`]. With a fixed 2 ms bound every sleeper woke
+/// 500 times a second: 1023 PEs waiting in `shmem_init`'s barrier for the last PEs to start
+/// took the two cores with half a million wake-ups a second, and the start of 1024 PEs took
+/// 20 s (71% of the samples in the waits), when it ended at all.
 #[inline]
 pub fn wait_until_rung(policy: &WaitPolicy, owner: &PeCtrl, mut ready: impl FnMut() -> bool) {
     if ready() {
@@ -289,9 +289,9 @@ pub(crate) const YIELD_STOLEN: Duration = Duration::from_micros(100);
 /// [`CONTENDED_SPINS`] checks, without polling or yielding first. While the load lasts the
 /// turns will be stolen again, and each steal costs a time slice of the other process (4 ms
 /// ticks on this machine's kernel), whereas a sleeper is woken by the write it waits for and,
-/// with its short slice (`slice`), preempts the busy process. After this long the waits poll and yield again, and
-/// the next steal, if the load is still there, starts another such period at once (the one
-/// before it is less than [`STEALS_WITHIN`] old).
+/// with its short slice (`slice`), preempts the busy process. After this long the waits poll
+/// and yield again, and the next steal, if the load is still there, starts another such period
+/// at once (the one before it is less than [`STEALS_WITHIN`] old).
 const CONTENDED_FOR: Duration = Duration::from_millis(20);
 
 /// The shortest loss of the core that counts as stolen: ten times the slice the PEs ask for
