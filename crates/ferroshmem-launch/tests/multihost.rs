@@ -100,6 +100,9 @@ fn scale_layouts() -> Vec<String> {
     ]
 }
 
+/// The peer watch's limit on the layouts of many hosts (the default is 20 s).
+const SCALE_PEER_TIMEOUT: (&str, &str) = ("SHMEMX_PEER_TIMEOUT_MS", "60000");
+
 /// Whether `layout` is one of [`scale_layouts`].
 fn is_scale_layout(layout: &str) -> bool {
     scale_layouts().iter().any(|l| l == layout)
@@ -350,6 +353,13 @@ fn inner(layout: &str, cases: &[(Option<PathBuf>, &Case)]) -> (usize, usize) {
         };
         let mut cmd = oshrun_across(&hostlist, npes, &mpirun_args, exe);
         cmd.args(case.args);
+        if is_scale_layout(layout) {
+            // PEs of these layouts (every one of them on this machine's 2 cores, with the
+            // hosts' daemons) have stopped answering the peer watch's probes for more than
+            // its default 10 s while the first all-pairs alltoall made its connections
+            // (docs/ARCHITECTURE.md, "PEs silent for seconds on 48 simulated hosts").
+            cmd.env(SCALE_PEER_TIMEOUT.0, SCALE_PEER_TIMEOUT.1);
+        }
         if let Program::Rust { test, .. } = case.program {
             cmd.args([test, "--exact", "--nocapture", "--test-threads=1"]).env(common::SPMD_CHILD, test).env(
                 "OSHRUN_MPIRUN_ARGS",
