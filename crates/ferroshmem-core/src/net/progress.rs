@@ -83,11 +83,21 @@ impl HandBack {
         self.set_timer(now);
     }
 
+    /// On the progress thread: clears the timer's expiration (if any) and notes it unset.
+    fn consume(&self) {
+        self.fires_at.store(0, Ordering::SeqCst);
+        let mut expirations = 0u64;
+        // SAFETY: reads 8 bytes into a u64 from our non-blocking timer (nothing to read: EAGAIN).
+        unsafe {
+            libc::read(std::os::fd::AsRawFd::as_raw_fd(&self.timer), (&mut expirations as *mut u64).cast(), 8)
+        };
+    }
+
     /// On the progress thread, woken while standing aside (by the timer, or the safety net):
     /// whether to take the worker back now; if not, the timer is set for when to look again
     /// (unless a thread of the PE progresses: its leave sets it).
     fn due(&self, busy: &AtomicU32) -> bool {
-        self.fires_at.store(0, Ordering::SeqCst);
+        self.consume();
         if busy.load(Ordering::SeqCst) > 0 {
             return false;
         }
@@ -135,9 +145,6 @@ impl ProgressThread {
                         let mut fds = [libc::pollfd { fd: tfd, events: libc::POLLIN, revents: 0 }];
                         // SAFETY: one valid pollfd on our timer, which this thread holds.
                         unsafe { libc::poll(fds.as_mut_ptr(), 1, 5) };
-                        let mut expirations = 0u64;
-                        // SAFETY: reads 8 bytes into a u64 from our non-blocking timer.
-                        unsafe { libc::read(tfd, (&mut expirations as *mut u64).cast(), 8) };
                         aside = !t.due(&busy);
                         continue;
                     }
@@ -147,11 +154,26 @@ impl ProgressThread {
                             // progress, or inside the arm, since the waiters last looked.
                             on_activity();
                             if armed {
-                                let mut fds = [libc::pollfd { fd: efd, events: libc::POLLIN, revents: 0 }];
-                                // SAFETY: one valid pollfd; the descriptor lives as long as
-                                // the worker, which this thread holds. Woken by network
-                                // activity or by `Worker::signal` (stop).
-                                unsafe { libc::poll(fds.as_mut_ptr(), 1, -1) };
+                                // The worker's descriptor and the hand-back timer: a thread
+                                // of this PE may progress the worker while this one sleeps
+                                // here without being woken (what it handled signalled
+                                // nothing new), and leave work behind that no descriptor
+                                // will signal again (the arm came before that progress).
+                                // Its hand-back fires the timer, and the worker is
+                                // progressed and armed anew (docs/ARCHITECTURE.md, "Who
+                                // progresses the worker").
+                                let mut fds = [
+                                    libc::pollfd { fd: efd, events: libc::POLLIN, revents: 0 },
+                                    libc::pollfd { fd: tfd, events: libc::POLLIN, revents: 0 },
+                                ];
+                                // SAFETY: two valid pollfds; the worker's descriptor lives as
+                                // long as the worker, which this thread holds, the timer as
+                                // long as `t`. Woken by network activity, the timer, or
+                                // `Worker::signal` (stop).
+                                unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+                                if fds[1].revents != 0 {
+                                    t.consume();
+                                }
                                 // Woken while a thread of this PE progresses: it is handling
                                 // what arrived; stand aside until it leaves.
                                 aside = busy.load(Ordering::SeqCst) > 0;
