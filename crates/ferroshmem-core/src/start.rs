@@ -1,7 +1,7 @@
 //! The start of a PE: above every other module of the core (issue 30). It runs the runtime's
 //! own start (`Runtime::start`: bootstrap, mapping, the network), giving it what the hang
 //! reports need of it; makes this PE's teams where the runtime made them when it held them,
-//! and installs them before the runtime is published; then, as before, the closing barrier of
+//! and installs them before the runtime is published; then, as before, the closing sync of
 //! `shmem_init`, the end of the call published and the hang reports' threads (`activity`).
 //! The published pointer, the init lock and the watch of the other hosts stay the runtime's
 //! (`runtime::runtime`, `runtime::start_once`).
@@ -39,7 +39,7 @@ pub fn start_or_join(options: InitOptions) -> Result<&'static Runtime> {
         Ok(rt)
     };
     let started = |rt: &'static Runtime| {
-        rt.barrier_all_as("shmem_init");
+        rt.init_closing_sync();
         rt.publish_outside();
         // Under a PMIx launcher: the host's coarse clock (oshrun's on one host), oshrun's report
         // requests through mpirun.

@@ -303,6 +303,22 @@ impl Runtime {
         self.net.as_ref()
     }
 
+    /// Across hosts, a fence of the launcher's PMIx over the whole job; whether it ran (not on
+    /// one host, nor once the PMIx client is gone).
+    pub(crate) fn launcher_fence(&self) -> Result<bool> {
+        if self.net.is_none() {
+            return Ok(false);
+        }
+        let guard = self.pmix.lock().unwrap_or_else(|e| e.into_inner());
+        match guard.as_ref() {
+            Some(client) => client
+                .fence()
+                .map(|()| true)
+                .map_err(|e| Error::bootstrap_transport("PMIx: fence".to_string(), e)),
+            None => Ok(false),
+        }
+    }
+
     /// Connects to every PE of `pes` on another host that has no endpoint yet, all at once,
     /// where a collective is about to talk to them (`Net::connect_all`); nothing within a host.
     pub(crate) fn connect_all(&self, routine: &'static str, pes: impl Iterator<Item = usize>) -> Result<()> {

@@ -46,6 +46,23 @@ impl Runtime {
         }
     }
 
+    /// The closing sync of `shmem_init`: every PE has started (its memory mapped and
+    /// registered, its progress thread serving, its teams installed) before any returns.
+    /// Across hosts it is a fence of the launcher's PMIx rather than a barrier of the world
+    /// team, whose first network barrier also made the connections of the leaders' tree
+    /// (each PE's first contact with its tree partners): on 64 simulated hosts × 1 PE, CPUs
+    /// split, release builds, the barrier took 317-358 ms at the median PE and the fence
+    /// 37-69 ms (three jobs each), and the slowest `shmem_init` went from 1.07-1.15 × Open
+    /// MPI's `MPI_Init` to 0.79 × (docs/PERFORMANCE.md). The connections are made by the
+    /// program's first collective, as Open MPI's MPI makes its own.
+    pub fn init_closing_sync(&self) {
+        match self.launcher_fence() {
+            Ok(true) => {}
+            Ok(false) => self.barrier_all_as("shmem_init"),
+            Err(e) => fatal(&e),
+        }
+    }
+
     /// Collective end of the OpenSHMEM part of the program.
     pub fn finalize(&self) {
         self.finalize_within(None)
