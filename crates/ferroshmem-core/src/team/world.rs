@@ -56,6 +56,9 @@ impl Runtime {
     /// MPI's `MPI_Init` to 0.79 × (docs/PERFORMANCE.md). The connections are made by the
     /// program's first collective, as Open MPI's MPI makes its own.
     pub fn init_closing_sync(&self) {
+        // A call on the world team either way, so that the hang reports publish it and number
+        // the team's later calls alike on one host and across hosts.
+        let _call = self.enter_call("shmem_init", Some(&self.teams().world));
         match self.launcher_fence() {
             Ok(true) => {}
             Ok(false) => self.barrier_all_as("shmem_init"),
