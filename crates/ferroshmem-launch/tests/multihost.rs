@@ -103,8 +103,8 @@ fn scale_layouts() -> Vec<String> {
 /// The longest a job may take on the layouts of few hosts.
 const JOB_LIMIT: Duration = Duration::from_secs(300);
 /// ... and on those of many: coll_team.c took 151 s at 64 x 1, 213 s at 32 x 2 and 237 s on
-/// the 48 ragged hosts in one test run of the ninth session, most of it the first all-pairs
-/// alltoall's connections, which took 3.5-65 s alone on the 48 hosts (docs/ARCHITECTURE.md,
+/// the 48 ragged hosts in one test run of the ninth session; its first all-pairs alltoall
+/// makes the connections that took 3.5-65 s alone on the 48 hosts (docs/ARCHITECTURE.md,
 /// "PEs silent for seconds on 48 simulated hosts").
 const SCALE_JOB_LIMIT: Duration = Duration::from_secs(600);
 
