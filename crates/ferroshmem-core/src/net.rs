@@ -125,6 +125,9 @@ pub enum Region {
 
 const REGIONS: usize = 3;
 
+/// The most endpoints [`Net::connect_all`] lets wire up at once.
+const CONNECT_AT_ONCE: usize = 8;
+
 /// Who completes the operations that [`Net::finish_within`] waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Finisher {
@@ -383,9 +386,30 @@ impl Net {
     /// one by one by each first put, each waited for its own wire-up (64 simulated hosts × 1
     /// PE: the first flat reduction took 5.7 s, against 0.4 s with every endpoint made at
     /// init).
+    ///
+    /// Beyond [`CONNECT_AT_ONCE`] new endpoints, they are made in batches of that many, each
+    /// batch's wire-ups finished (a read of 8 bytes from each new peer answered) before the
+    /// next begins: every PE of a job over many hosts connecting to every other at once made
+    /// thousands of wire-ups overlap, and on 48 simulated hosts (64 PEs, 2 CPUs) the first
+    /// all-pairs alltoall took 3.5-65 s with PEs silent for over 30 s (docs/ARCHITECTURE.md,
+    /// "PEs silent for seconds on 48 simulated hosts").
     pub fn connect_all(&self, routine: &'static str, pes: impl Iterator<Item = usize>) -> Result<()> {
-        for pe in pes.filter(|&pe| self.remote.get(pe) == Some(&true)) {
-            self.peer(routine, pe)?;
+        let new: Vec<usize> = pes
+            .filter(|&pe| self.remote.get(pe) == Some(&true))
+            .filter(|&pe| self.peers.get(pe).is_some_and(|slot| slot.get().is_none()))
+            .collect();
+        if new.len() <= CONNECT_AT_ONCE {
+            for &pe in &new {
+                self.peer(routine, pe)?;
+            }
+            return Ok(());
+        }
+        for batch in new.chunks(CONNECT_AT_ONCE) {
+            let mut reads = Vec::with_capacity(batch.len());
+            for &pe in batch {
+                reads.push(self.get_start(routine, pe, Region::Ctrl, 0, 8)?);
+            }
+            self.finish_all(routine, batch, &mut reads)?;
         }
         Ok(())
     }
