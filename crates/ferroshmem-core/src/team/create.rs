@@ -41,8 +41,15 @@ pub(super) enum Plan {
 
 #[derive(Debug)]
 pub(super) enum Progress {
-    /// A split: slot agreement over the parent.
-    Split { parent: Arc<TeamInner>, agreement: SlotAgreement },
+    /// A split: slot agreement over the parent, then (split_color across hosts) the
+    /// hierarchical exchange of the entries, `agreed` holding the agreement's outcome
+    /// meanwhile.
+    Split {
+        parent: Arc<TeamInner>,
+        agreement: SlotAgreement,
+        agreed: Option<Agreed>,
+        exchange: Option<color::HostExchange>,
+    },
     /// team_init: rendezvous in the root's record.
     Init { rendezvous: unique::Rendezvous, config: TeamConfig },
     /// Failed before any communication (this PE alone).
@@ -101,7 +108,7 @@ impl CreateRequest {
         let agreement = SlotAgreement::start(rt, parent.clone(), axes, member, code, hash, spanning);
         CreateRequest {
             routine,
-            progress: Progress::Split { parent, agreement },
+            progress: Progress::Split { parent, agreement, agreed: None, exchange: None },
             plan,
             local_error,
             signature,
@@ -116,9 +123,21 @@ impl CreateRequest {
     pub fn poll(&mut self, rt: &Runtime) -> Option<&Result<()>> {
         if self.outcome.is_none() {
             let outcome = match &mut self.progress {
-                Progress::Split { agreement, .. } => {
-                    let agreed = agreement.poll(rt)?;
-                    self.finish(rt, agreed)
+                Progress::Split { parent, agreement, agreed, exchange } => {
+                    if agreed.is_none() {
+                        *agreed = Some(agreement.poll(rt)?);
+                    }
+                    // A split_color that succeeded over a parent across hosts: its entries
+                    // move hierarchically, the parent's next operation on every PE.
+                    let mut entries = None;
+                    if let (Some(Agreed::Slots { .. }), Plan::Color { round, .. }) = (&*agreed, &self.plan) {
+                        if let Some(groups) = parent.host_groups(rt).filter(|g| color::hierarchical(g)) {
+                            let ex = exchange.get_or_insert_with(|| color::HostExchange::start(parent));
+                            entries = Some(ex.poll(rt, self.routine, parent, groups, *round)?);
+                        }
+                    }
+                    let agreed = agreed.take().expect("the agreement's outcome is kept until finished");
+                    self.finish(rt, agreed, entries)
                 }
                 Progress::Init { rendezvous, config } => {
                     let config = *config;
@@ -189,7 +208,9 @@ impl CreateRequest {
         }
     }
 
-    fn finish(&mut self, rt: &Runtime, agreed: Agreed) -> Result<()> {
+    /// The creation's outcome from the agreement's (and, for a split_color whose entries
+    /// were exchanged hierarchically, those `entries`).
+    fn finish(&mut self, rt: &Runtime, agreed: Agreed, entries: Option<Vec<color::Entry>>) -> Result<()> {
         let routine = self.routine;
         match agreed {
             Agreed::Failed(code) => Err(match self.local_error.take() {
@@ -235,7 +256,7 @@ impl CreateRequest {
                             unreachable!("split_color agrees over its parent")
                         };
                         let team = color.map(|_| {
-                            let entries = color::read_all(rt, routine, parent, round);
+                            let entries = entries.unwrap_or_else(|| color::read_all(rt, routine, parent, round));
                             let pes = parent
                                 .pes
                                 .split_color(&entries, parent.my_index, rt.n_pes)

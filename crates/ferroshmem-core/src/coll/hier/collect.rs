@@ -14,7 +14,7 @@
 //!    destination).
 use std::sync::atomic::Ordering;
 
-use super::plan::{self, Shape, COUNTS_AT};
+use super::plan::{self, COUNTS_AT};
 use super::{wide, Op};
 use crate::coll::{at, collect_total, copy, Collect, INVALID_COUNT, W_WORD};
 use crate::error::Result;
@@ -90,7 +90,7 @@ fn gather_counts(
         // The leader copied the counts into our staging area before it released us; it
         // writes there again only after we arrived in a later collect.
         let stage = rt.stage_addr(team.slot) + COUNTS_AT;
-        // SAFETY: n words of our staging area (n * 8 <= COUNTS_BYTES: `plan::collect_is_hierarchical`), written by our
+        // SAFETY: n words of our staging area (n * 8 fit: `plan::collect_is_hierarchical`), written by our
         // leader before its release, which we saw.
         return unsafe { std::slice::from_raw_parts(stage as *const u64, n) }.to_vec();
     }
@@ -110,8 +110,7 @@ fn gather_counts(
             }
         })
         .collect();
-    let shape = Shape::of(groups);
-    wide::allgather_words(&op, &mut blocks, COUNTS_AT, &|s| plan::collect_step_bound(&shape, s));
+    wide::allgather_words(&op, &mut blocks);
     let mut counts = vec![0u64; n];
     for (g, block) in blocks.iter().enumerate() {
         for (&i, &c) in groups.members(g).iter().zip(block) {
@@ -124,7 +123,7 @@ fn gather_counts(
         if pe != rt.my_pe {
             let to = rt.ctrl.stage(pe, team.slot) + COUNTS_AT;
             // SAFETY: member m's staging area (mapped here: same host), n words from COUNTS_AT
-            // (within COUNTS_BYTES: `plan::collect_is_hierarchical`); m arrived and reads it only after our release.
+            // (they fit: `plan::collect_is_hierarchical`); m arrived and reads it only after our release.
             unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), to as *mut u8, bytes.len()) };
         }
     }

@@ -9,6 +9,7 @@
 
 use super::{HIER_STAGE_BYTES, SHARED_STAGE_BYTES};
 pub(crate) use crate::team::host_groups::{Collective, Shape};
+use crate::team::leaders_allgather;
 use crate::team::tree;
 
 /// Half of the staging area that staged exchanges use (alternating halves).
@@ -32,10 +33,12 @@ pub(crate) const RING_CREDIT_LEVELS: usize = 40;
 pub(super) use crate::team::across_hosts::CHUNK_BITS;
 
 /// Where the counts of a collect go in the staging areas: the part after the staged
-/// exchanges' halves.
-pub(super) const COUNTS_AT: usize = HIER_STAGE_BYTES;
-/// Bytes of that part.
-pub(super) const COUNTS_BYTES: usize = SHARED_STAGE_BYTES - HIER_STAGE_BYTES;
+/// exchanges' halves, that of the leaders' all-gathers of words (`team::leaders_allgather`).
+pub(super) const COUNTS_AT: usize = leaders_allgather::WORDS_AT;
+const _: () = assert!(
+    COUNTS_AT == HIER_STAGE_BYTES && COUNTS_AT + leaders_allgather::WORDS_BYTES == SHARED_STAGE_BYTES,
+    "the all-gathers' part of the staging area lies between the staged exchanges' halves and the rings"
+);
 
 /// The largest partial of an eager reduction up the leaders' tree (`wide::reduce_eager`).
 pub(crate) const EAGER_PARTIAL_BYTES: usize = 128;
@@ -184,18 +187,10 @@ pub(crate) fn alltoall(shape: &Shape, block: usize, all: usize) -> AlltoallForm 
 
 /// Whether a collect is hierarchical (`hier::collect`): every member's count fits the staging
 /// area's part for the counts, and so do the leaders' steps (their bounds add up to
-/// (L - 1) × widest words). Beyond (2 048 members, or hosts of more than 16 KiB / 8 / (L - 1)
-/// PEs) collect stays flat.
+/// (L - 1) × widest words; `leaders_allgather::fits`). Beyond (2 048 members, or hosts of
+/// more than 16 KiB / 8 / (L - 1) PEs) collect stays flat.
 pub(crate) fn collect_is_hierarchical(shape: &Shape) -> bool {
-    shape.hosts >= 2
-        && shape.members * 8 <= COUNTS_BYTES
-        && (shape.hosts - 1) * shape.widest * 8 <= COUNTS_BYTES
-}
-
-/// The most bytes step `s` of a collect's count all-gather carries: `min(2^s, L - 2^s)`
-/// groups' counts, at most `widest` each.
-pub(super) fn collect_step_bound(shape: &Shape, s: usize) -> usize {
-    (1usize << s).min(shape.hosts - (1 << s)) * shape.widest * 8
+    leaders_allgather::fits(shape, 1)
 }
 
 /// Whether the leader pushes a result of `bytes` into its members' destinations.
@@ -265,15 +260,5 @@ mod tests {
         assert!(!collect_is_hierarchical(&Shape::uniform(2, 1025)));
         assert!(collect_is_hierarchical(&Shape::uniform(2048, 1)));
         assert!(!collect_is_hierarchical(&Shape::uniform(2049, 1)));
-        // The steps' bounds add up to (L - 1) x widest words.
-        let s = Shape::uniform(64, 3);
-        let steps = tree::depth(64) as usize;
-        let total: usize = (0..steps).map(|k| collect_step_bound(&s, k)).sum();
-        assert_eq!(total, 63 * 3 * 8);
-        for l in 2..300 {
-            let s = Shape::uniform(l, 1);
-            let total: usize = (0..tree::depth(l) as usize).map(|k| collect_step_bound(&s, k)).sum();
-            assert_eq!(total, (l - 1) * 8, "{l}");
-        }
     }
 }

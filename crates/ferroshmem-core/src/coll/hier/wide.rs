@@ -26,6 +26,7 @@ use crate::coll::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES};
 use crate::error::Result;
 use crate::runtime::FlagWord;
 use crate::team::across_hosts::{FROM_ABOVE, FROM_BELOW};
+use crate::team::leaders_allgather::LeadersAllgather;
 use crate::team::tree;
 
 /// Offset in the staging area of the part where the child `2^j` groups after a leader puts
@@ -190,61 +191,11 @@ pub(super) fn gather_eager(
     Ok(())
 }
 
-/// All-gather of words among the leaders by Bruck's exchange, into `blocks` (indexed by
-/// group; this leader's own filled): each group's block is `block_len(g)` words. In step `s`
-/// a leader sends the blocks of the `min(2^s, L - 2^s)` groups from its own on to the leader
-/// `2^s` groups back, and receives those of the leader `2^s` groups on, in `ceil(log2 L)`
-/// steps. Messages land in the receiver's staging area from `at` on (step `s` after the
-/// bounds of the steps before: `step_bound`), flagged in its [`FROM_BELOW`] + `s`, once it
-/// raised this leader's [`FROM_ABOVE`] + `s` in this collective (which it does when it
-/// begins), as [`alltoall`] does the other way round.
-pub(super) fn allgather_words(
-    op: &Op<'_>,
-    blocks: &mut [Vec<u64>],
-    at: usize,
-    step_bound: &dyn Fn(usize) -> usize,
-) {
-    let (l, r) = (op.groups.len(), op.groups.mine());
-    let steps = tree::depth(l) as usize;
-    for s in 0..steps {
-        op.raise((r + (1 << s)) % l, FROM_ABOVE + s);
-    }
-    let mut offset = at;
-    let mut message: Vec<u8> = Vec::new();
-    for s in 0..steps {
-        let dist = 1usize << s;
-        let count = dist.min(l - dist);
-        message.clear();
-        for d in 0..count {
-            for w in &blocks[(r + d) % l] {
-                message.extend_from_slice(&w.to_ne_bytes());
-            }
-        }
-        op.wait_raised(FROM_ABOVE + s);
-        op.rt.put_stage_flagged(
-            op.routine,
-            op.leader_of((r + l - dist) % l),
-            op.team.slot,
-            offset,
-            &message,
-            crate::runtime::FlagWord::Slot(FROM_BELOW + s),
-            op.flag_value(0),
-        );
-        op.wait_raised(FROM_BELOW + s);
-        let stage = op.rt.stage_addr(op.team.slot) + offset;
-        let mut word = 0;
-        for d in 0..count {
-            let g = (r + dist + d) % l;
-            let len = op.groups.members(g).len();
-            // SAFETY: step s's message landed in our staging area (its flag is up): the blocks
-            // of `count` groups, `len` words each, within the step's bound; nobody writes there
-            // before we raise this step's word in a later collective.
-            let words = unsafe { std::slice::from_raw_parts((stage as *const u64).add(word), len) };
-            blocks[g] = words.to_vec();
-            word += len;
-        }
-        offset += step_bound(s);
-    }
+/// All-gather of one word per member among the leaders, into `blocks` (indexed by group;
+/// this leader's own filled): Bruck's exchange of `team::leaders_allgather`, waited for.
+pub(super) fn allgather_words(op: &Op<'_>, blocks: &mut [Vec<u64>]) {
+    let mut allgather = LeadersAllgather::new(1);
+    op.rt.wait_until(op.rt.my_pe, || allgather.poll(op, blocks));
 }
 
 /// Reduction among the leaders, each holding its host's partial result `part`: up a tree
