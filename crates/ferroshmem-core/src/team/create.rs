@@ -48,7 +48,7 @@ pub(super) enum Progress {
         parent: Arc<TeamInner>,
         agreement: SlotAgreement,
         agreed: Option<Agreed>,
-        exchange: Option<color::HostExchange>,
+        exchange: Option<Box<color::HostExchange>>,
     },
     /// team_init: rendezvous in the root's record.
     Init { rendezvous: unique::Rendezvous, config: TeamConfig },
@@ -132,7 +132,7 @@ impl CreateRequest {
                     let mut entries = None;
                     if let (Some(Agreed::Slots { .. }), Plan::Color { round, .. }) = (&*agreed, &self.plan) {
                         if let Some(groups) = parent.host_groups(rt).filter(|g| color::hierarchical(g)) {
-                            let ex = exchange.get_or_insert_with(|| color::HostExchange::start(parent));
+                            let ex = exchange.get_or_insert_with(|| Box::new(color::HostExchange::start(parent)));
                             entries = Some(ex.poll(rt, self.routine, parent, groups, *round)?);
                         }
                     }
