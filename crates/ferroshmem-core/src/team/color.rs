@@ -146,6 +146,12 @@ impl HostExchange {
         if self.entries.is_none() {
             let op = Op { rt, team: parent, groups, routine, epoch: self.epoch, local_waits: true };
             self.entries = if op.is_leader() { self.poll_leader(&op, round) } else { self.poll_member(&op) };
+            if self.entries.is_none() {
+                // What this PE waits for needs other PEs to run (its leader, the other
+                // leaders), and a program may poll a non-blocking creation in a tight loop:
+                // give the core away.
+                std::thread::yield_now();
+            }
         }
         self.entries.take()
     }

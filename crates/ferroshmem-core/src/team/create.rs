@@ -132,7 +132,8 @@ impl CreateRequest {
                     let mut entries = None;
                     if let (Some(Agreed::Slots { .. }), Plan::Color { round, .. }) = (&*agreed, &self.plan) {
                         if let Some(groups) = parent.host_groups(rt).filter(|g| color::hierarchical(g)) {
-                            let ex = exchange.get_or_insert_with(|| Box::new(color::HostExchange::start(parent)));
+                            let ex =
+                                exchange.get_or_insert_with(|| Box::new(color::HostExchange::start(parent)));
                             entries = Some(ex.poll(rt, self.routine, parent, groups, *round)?);
                         }
                     }
