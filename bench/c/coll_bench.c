@@ -11,7 +11,8 @@
  * Output, one line per figure:
  *   coll <name> <bytes> <npes> <median microseconds>
  * Usage: coll_bench [max_bytes [reps]]   (default 65536; sizes 8, 64, 512, 4096, 32768, 65536,
- * ...). COLL_ACTIVE_SETS=1 times the active-set forms even with teams. reps, when given and > 0, is REPS for every size (across hosts, where an operation takes
+ * ...). COLL_ACTIVE_SETS=1 times the active-set forms even with teams. COLL_ALLTOALLS=1 adds
+ * "alltoalls": n bytes per destination PE as 8-byte elements at strides 2 and 2. reps, when given and > 0, is REPS for every size (across hosts, where an operation takes
  * milliseconds); otherwise REPS is 2000 (200 above 4 KiB) at 2 PEs, 200 (40) at more. */
 #include <shmem.h>
 #include <stdio.h>
@@ -97,6 +98,17 @@ static void op_alltoall(size_t n) {
     shmem_alltoall64(dst, src, n / 8, 0, 0, npes, next_psync());
 }
 
+/* n bytes per destination PE, 8-byte elements, every other one (dst and sst 2). */
+static void op_alltoalls(size_t n) {
+#if HAVE_TEAMS
+    if (!active_sets) {
+        shmem_uint64_alltoalls(SHMEM_TEAM_WORLD, (uint64_t *)dst, (const uint64_t *)src, 2, 2, n / 8);
+        return;
+    }
+#endif
+    shmem_alltoalls64(dst, src, 2, 2, n / 8, 0, 0, npes, next_psync());
+}
+
 static void bench(const char *name, void (*op)(size_t), size_t bytes) {
     int reps = fixed_reps > 0 ? fixed_reps : bytes <= 4096 ? (npes > 2 ? 200 : 2000) : (npes > 2 ? 40 : 200);
     double t[BATCHES];
@@ -134,11 +146,13 @@ int main(int argc, char **argv) {
     size_t max_bytes = argc > 1 ? (size_t)atol(argv[1]) : 65536;
     fixed_reps = argc > 2 ? atoi(argv[2]) : 0;
     active_sets = !HAVE_TEAMS || (getenv("COLL_ACTIVE_SETS") && atoi(getenv("COLL_ACTIVE_SETS")) != 0);
+    int strided = getenv("COLL_ALLTOALLS") && atoi(getenv("COLL_ALLTOALLS")) != 0;
     for (int k = 0; k < SHMEM_REDUCE_SYNC_SIZE; k++) psync[0][k] = psync[1][k] = SHMEM_SYNC_VALUE;
-    src = shmem_malloc(max_bytes * (size_t)npes);
-    dst = shmem_malloc(max_bytes * (size_t)npes);
+    /* Twice the bytes: room for the strided alltoalls. */
+    src = shmem_malloc(2 * max_bytes * (size_t)npes);
+    dst = shmem_malloc(2 * max_bytes * (size_t)npes);
     pwrk = shmem_malloc((max_bytes / 8 + SHMEM_REDUCE_MIN_WRKDATA_SIZE) * sizeof(float));
-    memset(src, me, max_bytes * (size_t)npes);
+    memset(src, me, 2 * max_bytes * (size_t)npes);
     shmem_barrier_all();
     bench("barrier_all", op_barrier, 0);
     bench("team_sync", op_sync, 0);
@@ -147,6 +161,7 @@ int main(int argc, char **argv) {
         bench("reduce_sum_float", op_reduce, b);
         bench("fcollect", op_fcollect, b);
         bench("alltoall", op_alltoall, b);
+        if (strided && b >= 8) bench("alltoalls", op_alltoalls, b);
         if (b < 65536 && b * 8 > 65536 && max_bytes >= 65536) b = 65536 / 8; /* always include 64 KiB */
     }
     shmem_barrier_all();

@@ -293,6 +293,7 @@ const CASES: &[Case] = &[
     rust("rust_coll", "concurrent_collectives_on_rows_and_columns_from_two_threads"),
     rust("rust_coll", "eager_collectives_back_to_back"),
     Case { only_on: Some(ONE_SIDED_LAYOUTS), ..rust("rust_coll", "pushed_alltoalls_back_to_back") },
+    rust("rust_coll", "strided_alltoalls_of_large_elements"),
 ];
 
 impl Case {

@@ -498,6 +498,62 @@ fn pushed_alltoalls_back_to_back() {
     });
 }
 
+/// An element of 4 104 bytes: a strided alltoall of these across hosts moves one element of
+/// each block at a time, straight into its place (no window of packed blocks fits the staging
+/// areas on the test layouts).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Page([u64; 513]);
+// SAFETY: plain integers, no padding: every bit pattern is a valid value.
+#[allow(unsafe_code)]
+unsafe impl Symmetric for Page {}
+
+/// Strided alltoalls of large elements (dst 2, sst 3) over the world and the reversed world,
+/// with values that change every round; the gaps of the destination stay untouched.
+#[test]
+fn strided_alltoalls_of_large_elements() {
+    spmd("strided_alltoalls_of_large_elements", &[2, 5], |s| {
+        let (me, n) = (s.my_pe(), s.n_pes());
+        let world = s.team_world();
+        let rev = world.split_strided(n as i64 - 1, -1, n as i64, DEFAULT).unwrap().unwrap();
+        let nelems = 3;
+        let (mut src, mut dst): (SymSlice<Page>, SymSlice<Page>) =
+            (s.alloc(3 * nelems * n).unwrap(), s.alloc(2 * nelems * n).unwrap());
+        let page = |w: usize, x: usize, round: usize| {
+            Page(std::array::from_fn(|k| (((w * 1000 + x) * 1000 + k * 7) * 8 + round) as u64))
+        };
+        let gap = Page([u64::MAX; 513]);
+        for round in 0..4 {
+            let team = if round % 2 == 1 { &rev } else { &world };
+            let r = team.my_pe();
+            for x in 0..3 * nelems * n {
+                src.write(x, page(me, x, round)).unwrap();
+            }
+            for x in 0..2 * nelems * n {
+                dst.write(x, gap).unwrap();
+            }
+            team.alltoalls(&mut dst, &mut src, 2, 3, nelems).unwrap();
+            for i in 0..n {
+                let w = team.world_pe(i).unwrap();
+                for k in 0..nelems {
+                    let got = dst.read(2 * (i * nelems + k)).unwrap();
+                    assert_eq!(
+                        got,
+                        page(w, 3 * (r * nelems + k), round),
+                        "round {round} from {i} element {k}"
+                    );
+                    assert_eq!(
+                        dst.read(2 * (i * nelems + k) + 1).unwrap(),
+                        gap,
+                        "round {round} gap after {i} {k}"
+                    );
+                }
+            }
+        }
+        s.barrier_all();
+    });
+}
+
 /// An element type aligned beyond what the library's scratch buffers give (64 bytes, where
 /// the eager scratch copies are 16-byte aligned), with its `Symmetric` contract honoured.
 #[repr(C, align(64))]

@@ -11,10 +11,11 @@
 //! the team's slot, which the network reaches as part of each PE's control block.
 //!
 //! A team whose members span hosts takes the hierarchical forms of `hier` instead (shared
-//! memory within a host, leaders between hosts) for sync, broadcast, fcollect, contiguous
-//! alltoall and reductions, whatever the number of hosts; the flat forms here serve collect,
-//! strided alltoalls (packed through the staging areas) and the deprecated active sets. They
-//! are correct for any team and any placement of its members.
+//! memory within a host, leaders between hosts) for sync, broadcast, fcollect, alltoall and
+//! alltoalls (strided ones in windows of elements, `hier::alltoalls_window`) and reductions,
+//! whatever the number of hosts, and for collect where `hier::collect_is_hierarchical`; the
+//! flat forms here serve collect over teams too wide for its counts and the deprecated active
+//! sets. They are correct for any team and any placement of its members.
 #![allow(unsafe_code)]
 
 use super::{combine, hier, Alltoalls, Broadcast, Collect, Group, ReduceOp, Staging};
@@ -179,13 +180,18 @@ pub(super) fn alltoalls(
     args: Alltoalls,
 ) -> Result<()> {
     let Alltoalls { dest, src, elem, dst, sst, nelems } = args;
-    if dst == 1 && sst == 1 {
-        if let Some((team, groups)) = hierarchical(rt, g) {
+    if let Some((team, groups)) = hierarchical(rt, g) {
+        if dst == 1 && sst == 1 {
             let block = nelems
                 .checked_mul(elem)
                 .ok_or_else(|| Error::invalid(routine, "nelems", "size overflows"))?;
-            return hier::alltoall(rt, team, groups, routine, dest, src, block);
+            let blocks = hier::Blocks::contiguous(block);
+            return hier::alltoall(rt, team, groups, routine, dest, src, (blocks, blocks), 1);
         }
+        // Strided: in windows of each block's elements (see `hier::alltoalls_window`).
+        let window = hier::alltoalls_window(&hier::Shape::of(groups), g.n(), elem, nelems);
+        let layouts = (hier::Blocks::strided(elem, nelems, dst), hier::Blocks::strided(elem, nelems, sst));
+        return hier::alltoall(rt, team, groups, routine, dest, src, layouts, window);
     }
     let n = g.n();
     let extent = |stride: usize| {

@@ -33,15 +33,17 @@
 //! finished reading exchange k - 2, the last to use the half and the words that k writes.
 #![allow(unsafe_code)]
 
+mod blocks;
 mod broadcast;
 mod collect;
 mod plan;
 mod reduce;
 mod wide;
 
+pub(super) use blocks::Blocks;
 pub(super) use broadcast::broadcast;
 pub(super) use collect::collect;
-pub(crate) use plan::{collect_is_hierarchical, Shape};
+pub(crate) use plan::{alltoalls_window, collect_is_hierarchical, Shape};
 use plan::{AlltoallForm, FcollectForm, STAGE_HALF};
 pub(super) use reduce::reduce;
 
@@ -266,7 +268,61 @@ pub(super) fn fcollect(
     Ok(())
 }
 
-/// alltoall (contiguous blocks of `block` bytes): blocks for members of this host are copied
+/// alltoall and alltoalls (blocks laid out as `dest_blocks` and `src_blocks`, see
+/// [`Blocks`]; contiguous, or strided and moved `window` elements per block at a time, each
+/// window one [`alltoall_pass`] of packed blocks).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn alltoall(
+    rt: &Runtime,
+    team: &TeamInner,
+    groups: &HostGroups,
+    routine: &'static str,
+    dest: usize,
+    src: usize,
+    (dest_blocks, src_blocks): (Blocks, Blocks),
+    window: usize,
+) -> Result<()> {
+    let n = team.n_pes();
+    let overflow = || Error::invalid(routine, "nelems", "size overflows");
+    let dest_extent = dest_blocks.extent(n).ok_or_else(overflow)?;
+    let src_extent = src_blocks.extent(n).ok_or_else(overflow)?;
+    check_own(rt, routine, dest, dest_extent)?;
+    check_own(rt, routine, src, src_extent)?;
+    let per_block = src_blocks.per_block();
+    if src_blocks.bytes() == 0 || window == 0 {
+        team.sync_unchecked(rt);
+        return Ok(());
+    }
+    let mut first = 0;
+    while first < per_block {
+        let count = window.min(per_block - first);
+        let bufs = Bufs {
+            dest,
+            src,
+            dest_extent,
+            src_extent,
+            dest_blocks: dest_blocks.window(first, count),
+            src_blocks: src_blocks.window(first, count),
+        };
+        alltoall_pass(rt, team, groups, routine, bufs)?;
+        first += count;
+    }
+    Ok(())
+}
+
+/// The buffers of one pass of an alltoall: addresses, checked extents and the window of
+/// each block that the pass moves.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Bufs {
+    pub dest: usize,
+    pub src: usize,
+    pub dest_extent: usize,
+    pub src_extent: usize,
+    pub dest_blocks: Blocks,
+    pub src_blocks: Blocks,
+}
+
+/// One alltoall of packed blocks of `block` bytes (a window of each block): blocks for members of this host are copied
 /// straight into their destinations once they entered. Between hosts, small ones go leader to
 /// leader: each leader sends each other leader its host's blocks for that host's members in
 /// one message into its staging area, and releases its members once every other host's
@@ -278,25 +334,23 @@ pub(super) fn fcollect(
 /// blocks for it are in its destination. Over many hosts (the trees' count, `wide`) small
 /// blocks go by Bruck's exchange among the leaders, who copy the result into their members'
 /// destinations before they release them (`wide::alltoall`).
-pub(super) fn alltoall(
+fn alltoall_pass(
     rt: &Runtime,
     team: &TeamInner,
     groups: &HostGroups,
     routine: &'static str,
-    dest: usize,
-    src: usize,
-    block: usize,
+    bufs: Bufs,
 ) -> Result<()> {
+    let Bufs { dest, src, dest_extent, src_extent, dest_blocks, src_blocks } = bufs;
     let n = team.n_pes();
+    let block = src_blocks.bytes();
     let all = total(routine, block, n)?;
-    check_own(rt, routine, dest, all)?;
-    check_own(rt, routine, src, all)?;
-    if block == 0 {
-        team.sync_unchecked(rt);
-        return Ok(());
-    }
     let shape = Shape::of(groups);
     let form = plan::alltoall(&shape, block, all);
+    // The counted form sends straight into destinations: windows of one run of bytes only
+    // (strided ones move in windows that fit the other forms, or of one element each,
+    // `plan::alltoalls_window`).
+    debug_assert!(form != AlltoallForm::Counted || (dest_blocks.dense() && src_blocks.dense()));
     // Bruck's exchange among the leaders (many hosts, small blocks); each leader to each other
     // leader its host's blocks for that host (one message per pair of hosts, only leaders on
     // the network); each leader to each member of the other hosts (both in a staged exchange,
@@ -325,23 +379,27 @@ pub(super) fn alltoall(
     for &j in local {
         let pe = op.pe(j);
         op.wait_entered(pe);
-        let to = at(rt, routine, dest + me * block, block, pe)?;
+        let to = at(rt, routine, dest, dest_extent, pe)?;
         // SAFETY: member j entered, so its destination is free; block `me` of it is written
         // by us alone; our source is the caller's checked buffer.
-        unsafe { copy(to, src + j * block, block) };
+        unsafe { dest_blocks.copy_from(to, me, &src_blocks, src, j) };
     }
     if op.is_leader() {
         op.wait_arrivals(op.local_others());
         if bruck {
-            let sources =
-                local.iter().map(|&i| at(rt, routine, src, all, op.pe(i))).collect::<Result<Vec<usize>>>()?;
-            wide::alltoall(&op, dest, &sources, block)?;
+            let sources = local
+                .iter()
+                .map(|&i| at(rt, routine, src, src_extent, op.pe(i)))
+                .collect::<Result<Vec<usize>>>()?;
+            wide::alltoall(&op, bufs, &sources)?;
         } else if by_host {
             // To each other host's leader, the blocks of our host's members for that host's
             // members: for each member j there (in team order), block j of each of ours.
             op.wait_credit(exchange, credit);
-            let sources =
-                local.iter().map(|&i| at(rt, routine, src, all, op.pe(i))).collect::<Result<Vec<usize>>>()?;
+            let sources = local
+                .iter()
+                .map(|&i| at(rt, routine, src, src_extent, op.pe(i)))
+                .collect::<Result<Vec<usize>>>()?;
             let mut packed = Vec::with_capacity(local.len() * widest * block);
             for g in groups.others() {
                 packed.clear();
@@ -349,9 +407,7 @@ pub(super) fn alltoall(
                     for &from in &sources {
                         // SAFETY: a source of a member of our host (arrived: ready and
                         // unchanged until we release), block j.
-                        packed.extend_from_slice(unsafe {
-                            std::slice::from_raw_parts((from + j * block) as *const u8, block)
-                        });
+                        unsafe { src_blocks.gather(from, j, &mut packed) };
                     }
                 }
                 let to = half + op.packed_offset(groups.mine(), groups.members(g).len() * block);
@@ -370,12 +426,10 @@ pub(super) fn alltoall(
                 for &j in groups.members(g) {
                     packed.clear();
                     for &i in local {
-                        let from = at(rt, routine, src, all, op.pe(i))?;
+                        let from = at(rt, routine, src, src_extent, op.pe(i))?;
                         // SAFETY: member i's source (arrived: ready and unchanged until we
                         // release), block j.
-                        packed.extend_from_slice(unsafe {
-                            std::slice::from_raw_parts((from + j * block) as *const u8, block)
-                        });
+                        unsafe { src_blocks.gather(from, j, &mut packed) };
                     }
                     op.send_staged(op.pe(j), exchange, to, &packed, entered);
                 }
@@ -401,7 +455,7 @@ pub(super) fn alltoall(
                 // SAFETY: group g's blocks landed in our leader's staging area (released) and
                 // stay there until every member of our host has entered a later exchange of
                 // this parity; block i of our destination is ours.
-                unsafe { copy(dest + i * block, from + k * block, block) };
+                unsafe { dest_blocks.scatter(dest, i, from + k * block) };
             }
         }
     } else if staged {
@@ -412,7 +466,7 @@ pub(super) fn alltoall(
             for (k, &i) in groups.members(g).iter().enumerate() {
                 // SAFETY: member i's block landed in our staging area (its group's flag is
                 // up) and stays until a later exchange; block i of our destination is ours.
-                unsafe { copy(dest + i * block, from + k * block, block) };
+                unsafe { dest_blocks.scatter(dest, i, from + k * block) };
             }
         }
     } else if !bruck {
@@ -426,7 +480,8 @@ pub(super) fn alltoall(
         let mut expected = 0;
         for &g in others[start..].iter().chain(&others[..start]) {
             for &j in groups.members(g) {
-                op.send_counted(op.pe(j), dest + me * block, src + j * block, block)?;
+                let (to, from) = (dest_blocks.dense_at(dest, me), src_blocks.dense_at(src, j));
+                op.send_counted(op.pe(j), to, from, block)?;
                 expected += counted_messages(block);
             }
         }

@@ -198,6 +198,33 @@ pub(crate) fn push(bytes: usize) -> bool {
     bytes <= PUSH_MAX
 }
 
+/// Elements per window of a strided alltoall across hosts (`blocks::Blocks::window`): the
+/// most, up to `nelems`, whose packed blocks (`elem` bytes each, over `n` members) take a form
+/// that carries them through the staging areas, since the counted form sends straight into
+/// contiguous destinations; 1 when not even one element per block fits (a window of one
+/// element is contiguous, and takes the counted form).
+pub(crate) fn alltoalls_window(shape: &Shape, n: usize, elem: usize, nelems: usize) -> usize {
+    let fits = |len: usize| {
+        len.checked_mul(elem)
+            .and_then(|block| Some((block, block.checked_mul(n)?)))
+            .is_some_and(|(block, all)| alltoall(shape, block, all) != AlltoallForm::Counted)
+    };
+    if nelems <= 1 || !fits(1) {
+        return 1;
+    }
+    // The forms only grow towards counted with the block, so the fitting lengths are 1..=len.
+    let (mut lo, mut hi) = (1, nelems);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +263,21 @@ mod tests {
         assert_eq!(fcollect(&Shape::uniform(64, 1), EAGER_REGION_BYTES + 1), FcollectForm::Tree);
         assert_eq!(fcollect(&Shape::uniform(4, 2), 64), FcollectForm::Staged);
         assert_eq!(EAGER_REGION_BYTES, 3072);
+    }
+
+    #[test]
+    fn strided_windows_fit_the_staging_areas() {
+        // Few hosts: staged while n windows fit half a staging area.
+        let s = Shape::uniform(4, 2);
+        assert_eq!(alltoalls_window(&s, 8, 1, 10), 10);
+        assert_eq!(alltoalls_window(&s, 8, 8, 1 << 20), STAGE_HALF / 8 / 8);
+        // Many hosts: Bruck's bound (64 x 1: 32 parts of a block a step, 6 steps).
+        let wide = Shape::uniform(64, 1);
+        assert_eq!(alltoalls_window(&wide, 64, 1, 4096), 341);
+        assert_eq!(alltoalls_window(&wide, 64, 8, 4096), 42);
+        // Not one element fits: one at a time (counted).
+        assert_eq!(alltoalls_window(&wide, 64, 4096, 4), 1);
+        assert_eq!(alltoall(&wide, 4096, 4096 * 64), AlltoallForm::Counted);
     }
 
     #[test]

@@ -21,7 +21,7 @@
 //! the leader sent up), so none of a later collective can be counted early.
 
 use super::plan::{EAGER_PARTIALS_AT, EAGER_PARTIAL_BYTES, EAGER_REGION_BYTES};
-use super::{counted_messages, Op};
+use super::{counted_messages, Bufs, Op};
 use crate::coll::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES};
 use crate::error::Result;
 use crate::runtime::FlagWord;
@@ -301,7 +301,9 @@ pub(super) fn reduce_eager<T: Copy, O: ReduceOp<T>>(op: &Op<'_>, dest: usize, pa
 /// after the receiver raised [`FROM_BELOW`] + `s` on the sender in this collective, which it
 /// does when it begins: it has read every earlier message then. `sources` are the world
 /// addresses of this host's members' sources (arrived: ready and unchanged until released).
-pub(super) fn alltoall(op: &Op<'_>, dest: usize, sources: &[usize], block: usize) -> Result<()> {
+pub(super) fn alltoall(op: &Op<'_>, bufs: Bufs, sources: &[usize]) -> Result<()> {
+    let Bufs { dest, dest_extent, dest_blocks, src_blocks, .. } = bufs;
+    let block = src_blocks.bytes();
     let (groups, l, r) = (op.groups, op.groups.len(), op.groups.mine());
     let steps = tree::depth(l) as usize;
     let share = HIER_STAGE_BYTES / steps.max(1);
@@ -319,9 +321,7 @@ pub(super) fn alltoall(op: &Op<'_>, dest: usize, sources: &[usize], block: usize
                     for &from in sources {
                         // SAFETY: a source of a member of our host (arrived: ready and
                         // unchanged until we release), block j, inside its checked extent.
-                        part.extend_from_slice(unsafe {
-                            std::slice::from_raw_parts((from + j * block) as *const u8, block)
-                        });
+                        unsafe { src_blocks.gather(from, j, &mut part) };
                     }
                 }
             }
@@ -364,13 +364,12 @@ pub(super) fn alltoall(op: &Op<'_>, dest: usize, sources: &[usize], block: usize
     for (k, part) in parts.iter().enumerate().skip(1) {
         let origin = groups.members((r + l - k) % l);
         for (pj, &j) in local.iter().enumerate() {
-            let pe = op.pe(j);
+            let to = at(op.rt, op.routine, dest, dest_extent, op.pe(j))?;
             for (pi, &i) in origin.iter().enumerate() {
-                let to = at(op.rt, op.routine, dest + i * block, block, pe)?;
                 let from = part[(pj * origin.len() + pi) * block..].as_ptr() as usize;
                 // SAFETY: member j arrived (its destination is free, block i of it written by
                 // us alone); the part holds `block` bytes there.
-                unsafe { copy(to, from, block) };
+                unsafe { dest_blocks.scatter(to, i, from) };
             }
         }
     }
