@@ -8,10 +8,10 @@
 //!
 //! On one host every PE reads every entry ([`read_all`]). Across hosts the entries move
 //! hierarchically ([`HostExchange`], the parent's next collective operation, on every PE of
-//! the parent whatever its color): each leader reads its host's entries, the leaders
-//! all-gather them by Bruck's exchange (`team::leaders_allgather`: ceil(log2 L) network steps
-//! among the L leaders, no network traffic from any other PE), and each leader hands the
-//! whole table to its host's members. Reading every entry of another host by a get from every
+//! the parent whatever its color, through `team::host_allgather`): each leader reads its
+//! host's entries, the leaders all-gather them by Bruck's exchange (ceil(log2 L) network
+//! steps among the L leaders, no network traffic from any other PE), and each leader hands
+//! the whole table to its host's members. Reading every entry of another host by a get from every
 //! PE took n² round trips and an endpoint from every PE to every PE: split_color + destroy
 //! over 64 simulated hosts took 42-61 ms against split_strided's 5 ms. Beyond what the
 //! staging areas' part for the all-gathers holds (1 024 members: [`hierarchical`]), the gets.
@@ -25,10 +25,11 @@
 use std::sync::atomic::Ordering;
 
 use crate::error::Error;
-use crate::runtime::{fatal, tagged_count, Runtime, CENTRAL_ARRIVALS, CENTRAL_RELEASE};
+use crate::runtime::{fatal, Runtime};
 use crate::team::across_hosts::Op;
+use crate::team::host_allgather::HostAllgather;
 use crate::team::host_groups::{HostGroups, Shape};
-use crate::team::leaders_allgather::{self, LeadersAllgather, WORDS_AT};
+use crate::team::leaders_allgather;
 use crate::team::TeamInner;
 
 use crate::team::slot_layout::{COLOR_ENTRY_WORDS as ENTRY_WORDS, W_COLOR};
@@ -105,33 +106,21 @@ pub fn read_all(rt: &Runtime, routine: &'static str, parent: &TeamInner, round: 
 }
 
 /// The hierarchical exchange of the entries over a parent across hosts, as a state machine
-/// (a non-blocking creation polls it). The parent's next collective operation after the
-/// agreement, on every PE of the parent: a member arrives at its host's leader and waits for
-/// its release, then reads the table that the leader left in its staging area (from
-/// `WORDS_AT`, where the leader writes only after the member arrived in a later operation);
-/// a leader waits for its members' arrivals, reads their entries from their slots, runs the
-/// leaders' all-gather, copies the table into each member's staging area and releases them.
+/// (a non-blocking creation polls it): the parent's next collective operation after the
+/// agreement, on every PE of the parent, an all-gather of each member's color and key in two
+/// levels (`team::host_allgather`), the leaders reading their members' entries from their
+/// slots (tag-checked).
 #[derive(Debug)]
 pub struct HostExchange {
     epoch: u64,
-    /// Member: whether it arrived. Leader: whether its block is read.
-    began: bool,
-    allgather: LeadersAllgather,
-    /// Leader: each group's block of carried words.
-    blocks: Vec<Vec<u64>>,
+    gather: HostAllgather,
     entries: Option<Vec<Entry>>,
 }
 
 impl HostExchange {
     /// Starts the exchange as `parent`'s next collective operation.
     pub fn start(parent: &TeamInner) -> Self {
-        HostExchange {
-            epoch: parent.next_epoch(),
-            began: false,
-            allgather: LeadersAllgather::new(CARRIED_WORDS),
-            blocks: Vec::new(),
-            entries: None,
-        }
+        HostExchange { epoch: parent.next_epoch(), gather: HostAllgather::new(CARRIED_WORDS), entries: None }
     }
 
     /// Advances as far as it can without waiting; the entries once this PE has them all.
@@ -145,7 +134,19 @@ impl HostExchange {
     ) -> Option<Vec<Entry>> {
         if self.entries.is_none() {
             let op = Op { rt, team: parent, groups, routine, epoch: self.epoch, local_waits: true };
-            self.entries = if op.is_leader() { self.poll_leader(&op, round) } else { self.poll_member(&op) };
+            // Every member published its entry before it joined the agreement, which
+            // succeeded: each entry is in place (and its owner writes that buffer again only
+            // two split_colors later: see the module docs).
+            let read = |i: usize, out: &mut Vec<u64>| {
+                let words = &rt.ctrl.slot(op.pe(i), parent.slot)[round.word..round.word + ENTRY_WORDS];
+                let w: Vec<u64> = words.iter().map(|w| w.load(Ordering::Acquire)).collect();
+                let (color, key) = entry_of(routine, parent, round, i, &w);
+                out.extend([color.map_or(0, |c| c as u64 + 1), key as u64]);
+            };
+            self.entries = self
+                .gather
+                .poll(&op, read)
+                .map(|table| table.chunks_exact(CARRIED_WORDS).map(|w| decode(w[0], w[1])).collect());
             if self.entries.is_none() {
                 // What this PE waits for needs other PEs to run (its leader, the other
                 // leaders), and a program may poll a non-blocking creation in a tight loop:
@@ -154,75 +155,6 @@ impl HostExchange {
             }
         }
         self.entries.take()
-    }
-
-    fn poll_member(&mut self, op: &Op<'_>) -> Option<Vec<Entry>> {
-        let leader = op.my_leader();
-        if !self.began {
-            op.arrive(leader);
-            self.began = true;
-        }
-        if op.word(leader, CENTRAL_RELEASE).load(Ordering::Acquire) < self.epoch {
-            return None;
-        }
-        let n = op.team.n_pes();
-        let stage = op.rt.stage_addr(op.team.slot) + WORDS_AT;
-        // SAFETY: n entries of carried words in our staging area from WORDS_AT (they fit:
-        // `hierarchical`), written by our leader before its release, which we saw.
-        let table = unsafe { std::slice::from_raw_parts(stage as *const u64, n * CARRIED_WORDS) };
-        Some(table.chunks_exact(CARRIED_WORDS).map(|w| decode(w[0], w[1])).collect())
-    }
-
-    fn poll_leader(&mut self, op: &Op<'_>, round: Round) -> Option<Vec<Entry>> {
-        let (rt, parent, groups) = (op.rt, op.team, op.groups);
-        let mine = groups.members(groups.mine());
-        if !self.began {
-            let others = op.local_others();
-            if others > 0
-                && op.word(rt.my_pe, CENTRAL_ARRIVALS).load(Ordering::Acquire)
-                    < tagged_count(self.epoch, others)
-            {
-                return None;
-            }
-            // Every member published its entry before it joined the agreement, which
-            // succeeded: each entry is in place (and its owner writes that buffer again only
-            // two split_colors later: see the module docs).
-            let mut block = Vec::with_capacity(mine.len() * CARRIED_WORDS);
-            for &i in mine {
-                let words = &rt.ctrl.slot(op.pe(i), parent.slot)[round.word..round.word + ENTRY_WORDS];
-                let w: Vec<u64> = words.iter().map(|w| w.load(Ordering::Acquire)).collect();
-                let (color, key) = entry_of(op.routine, parent, round, i, &w);
-                block.extend([color.map_or(0, |c| c as u64 + 1), key as u64]);
-            }
-            self.blocks = vec![Vec::new(); groups.len()];
-            self.blocks[groups.mine()] = block;
-            self.began = true;
-        }
-        if !self.allgather.poll(op, &mut self.blocks) {
-            if let Some(net) = rt.net() {
-                let _ = net.progress();
-            }
-            return None;
-        }
-        let mut table = vec![0u64; parent.n_pes() * CARRIED_WORDS];
-        for (g, block) in self.blocks.iter().enumerate() {
-            for (&i, w) in groups.members(g).iter().zip(block.chunks_exact(CARRIED_WORDS)) {
-                table[i * CARRIED_WORDS..(i + 1) * CARRIED_WORDS].copy_from_slice(w);
-            }
-        }
-        for &i in &mine[1..] {
-            let to = rt.ctrl.stage(op.pe(i), parent.slot) + WORDS_AT;
-            // SAFETY: member i's staging area (mapped here: same host), the table's words
-            // from WORDS_AT (they fit: `hierarchical`); i arrived in this operation, and
-            // reads them only after our release.
-            unsafe { std::ptr::copy_nonoverlapping(table.as_ptr(), to as *mut u64, table.len()) };
-        }
-        op.release();
-        // The members wait on their own doorbells (a creation's wait).
-        for &i in &mine[1..] {
-            rt.notify(op.pe(i));
-        }
-        Some(table.chunks_exact(CARRIED_WORDS).map(|w| decode(w[0], w[1])).collect())
     }
 }
 

@@ -1,7 +1,6 @@
 //! All-gather of words among the leaders of a team's hosts by Bruck's exchange, as a state
-//! machine: the collects' counts (`coll::hier::collect`, which waits for it) and the entries
-//! of a split_color across hosts (`team::color`, whose non-blocking creation polls it) go
-//! through it.
+//! machine: the leaders' level of `team::host_allgather` (a collect's counts, a split_color's
+//! entries).
 //!
 //! Each group's block is `per_member` words for each of its members. In step `s` a leader
 //! sends the blocks of the `min(2^s, L - 2^s)` groups from its own on to the leader `2^s`

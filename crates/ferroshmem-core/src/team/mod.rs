@@ -25,6 +25,7 @@ pub mod pe_set;
 pub mod release;
 /// The layout of a team slot lives with the job file's layout (`job`), below the teams.
 pub(crate) use crate::job::slot_layout;
+pub(crate) mod host_allgather;
 pub(crate) mod leaders_allgather;
 pub mod slots;
 pub(crate) mod tree;

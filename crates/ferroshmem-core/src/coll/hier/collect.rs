@@ -2,23 +2,25 @@
 //! the counts, then the blocks. Flat, every member put its count and its block to every
 //! member (n² messages, and an endpoint from every PE to every PE).
 //!
-//! 1. **Counts.** Each member publishes its byte count in its slot ([`W_WORD`]) and arrives at
-//!    its leader; the leaders all-gather their hosts' counts by Bruck's exchange
-//!    (`wide::allgather_words`: ceil(log2 L) steps, into the staging area's part after
-//!    `HIER_STAGE_BYTES`, which no other form of a team across hosts uses), and each leader
-//!    copies them into its members' staging areas before it releases them. Every member so
-//!    computes the same total, and all return the same error for a bad count.
+//! 1. **Counts.** Each member publishes its byte count in its slot ([`W_WORD`]) and the
+//!    counts are all-gathered in two levels (`team::host_allgather`: members arrive at their
+//!    leaders, the leaders all-gather their hosts' counts by Bruck's exchange in ceil(log2 L)
+//!    steps, into the staging area's part after `HIER_STAGE_BYTES`, which no other form of a
+//!    team across hosts uses, and each leader copies them into its members' staging areas
+//!    before it releases them). Every member so computes the same total, and all return the
+//!    same error for a bad count.
 //! 2. **Blocks.** As fcollect over many hosts (`wide::gather`): each leader copies its host's
 //!    blocks into its destination at their offsets, the leaders gather them up and down a
 //!    tree, run by run, and the members take the result (pushed, or copied from the leader's
 //!    destination).
 use std::sync::atomic::Ordering;
 
-use super::plan::{self, COUNTS_AT};
+use super::plan;
 use super::{wide, Op};
 use crate::coll::{at, collect_total, copy, Collect, INVALID_COUNT, W_WORD};
 use crate::error::Result;
 use crate::runtime::Runtime;
+use crate::team::host_allgather::HostAllgather;
 use crate::team::host_groups::HostGroups;
 use crate::team::TeamInner;
 
@@ -80,53 +82,14 @@ fn gather_counts(
     routine: &'static str,
     mine: u64,
 ) -> Vec<u64> {
-    let n = team.n_pes();
     let op = Op::new(rt, team, groups, routine);
     if !op.is_leader() {
-        let leader = op.my_leader();
+        // Read by our leader once we arrived.
         op.word(rt.my_pe, W_WORD).store(mine, Ordering::Relaxed);
-        op.arrive(leader);
-        op.wait_release(leader);
-        // The leader copied the counts into our staging area before it released us; it
-        // writes there again only after we arrived in a later collect.
-        let stage = rt.stage_addr(team.slot) + COUNTS_AT;
-        // SAFETY: n words of our staging area (n * 8 fit: `plan::collect_is_hierarchical`), written by our
-        // leader before its release, which we saw.
-        return unsafe { std::slice::from_raw_parts(stage as *const u64, n) }.to_vec();
     }
-    let (l, me) = (groups.len(), groups.mine());
-    op.wait_arrivals(op.local_others());
-    let mut blocks: Vec<Vec<u64>> = vec![Vec::new(); l];
-    blocks[me] = groups
-        .members(me)
-        .iter()
-        .map(|&i| {
-            let pe = op.pe(i);
-            // A member's count, published before it arrived (our wait saw the arrival).
-            if pe == rt.my_pe {
-                mine
-            } else {
-                op.word(pe, W_WORD).load(Ordering::Relaxed)
-            }
-        })
-        .collect();
-    wide::allgather_words(&op, &mut blocks);
-    let mut counts = vec![0u64; n];
-    for (g, block) in blocks.iter().enumerate() {
-        for (&i, &c) in groups.members(g).iter().zip(block) {
-            counts[i] = c;
-        }
-    }
-    let bytes: Vec<u8> = counts.iter().flat_map(|c| c.to_ne_bytes()).collect();
-    for &m in groups.members(me) {
-        let pe = op.pe(m);
-        if pe != rt.my_pe {
-            let to = rt.ctrl.stage(pe, team.slot) + COUNTS_AT;
-            // SAFETY: member m's staging area (mapped here: same host), n words from COUNTS_AT
-            // (they fit: `plan::collect_is_hierarchical`); m arrived and reads it only after our release.
-            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), to as *mut u8, bytes.len()) };
-        }
-    }
-    op.release();
-    counts
+    HostAllgather::new(1).wait(&op, |i, out| {
+        let pe = op.pe(i);
+        // A member's count, published before it arrived (the leader's wait saw the arrival).
+        out.push(if pe == rt.my_pe { mine } else { op.word(pe, W_WORD).load(Ordering::Relaxed) });
+    })
 }

@@ -32,11 +32,11 @@ pub(crate) const RING_CREDIT_LEVELS: usize = 40;
 /// Bits of a flag value below the epoch: the chunk of a reduction (`Op::flag_value`).
 pub(super) use crate::team::across_hosts::CHUNK_BITS;
 
-/// Where the counts of a collect go in the staging areas: the part after the staged
-/// exchanges' halves, that of the leaders' all-gathers of words (`team::leaders_allgather`).
-pub(super) const COUNTS_AT: usize = leaders_allgather::WORDS_AT;
+// The part of the staging area after the staged exchanges' halves is that of the leaders'
+// all-gathers of words (`team::leaders_allgather`: a collect's counts, a split_color's entries).
 const _: () = assert!(
-    COUNTS_AT == HIER_STAGE_BYTES && COUNTS_AT + leaders_allgather::WORDS_BYTES == SHARED_STAGE_BYTES,
+    leaders_allgather::WORDS_AT == HIER_STAGE_BYTES
+        && leaders_allgather::WORDS_AT + leaders_allgather::WORDS_BYTES == SHARED_STAGE_BYTES,
     "the all-gathers' part of the staging area lies between the staged exchanges' halves and the rings"
 );
 

@@ -26,7 +26,6 @@ use crate::coll::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES};
 use crate::error::Result;
 use crate::runtime::FlagWord;
 use crate::team::across_hosts::{FROM_ABOVE, FROM_BELOW};
-use crate::team::leaders_allgather::LeadersAllgather;
 use crate::team::tree;
 
 /// Offset in the staging area of the part where the child `2^j` groups after a leader puts
@@ -189,13 +188,6 @@ pub(super) fn gather_eager(
         op.send_counted(op.leader_of(v + (1 << j)), dest, dest, all)?;
     }
     Ok(())
-}
-
-/// All-gather of one word per member among the leaders, into `blocks` (indexed by group;
-/// this leader's own filled): Bruck's exchange of `team::leaders_allgather`, waited for.
-pub(super) fn allgather_words(op: &Op<'_>, blocks: &mut [Vec<u64>]) {
-    let mut allgather = LeadersAllgather::new(1);
-    op.rt.wait_until(op.rt.my_pe, || allgather.poll(op, blocks));
 }
 
 /// Reduction among the leaders, each holding its host's partial result `part`: up a tree
