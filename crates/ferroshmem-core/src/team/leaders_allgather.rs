@@ -52,11 +52,13 @@ pub(crate) struct LeadersAllgather {
     sent: bool,
     /// Where the current step's message lands in the staging area.
     offset: usize,
+    /// The team's shape (for the steps' bounds), taken when this leader enters.
+    shape: Option<Shape>,
 }
 
 impl LeadersAllgather {
     pub(crate) fn new(per_member: usize) -> Self {
-        LeadersAllgather { per_member, entered: false, step: 0, sent: false, offset: WORDS_AT }
+        LeadersAllgather { per_member, entered: false, step: 0, sent: false, offset: WORDS_AT, shape: None }
     }
 
     /// Advances as far as it can without waiting, on a leader whose `blocks` (indexed by
@@ -71,7 +73,7 @@ impl LeadersAllgather {
             }
             self.entered = true;
         }
-        let shape = Shape::of(op.groups);
+        let shape = *self.shape.get_or_insert_with(|| Shape::of(op.groups));
         while self.step < steps {
             let s = self.step;
             let dist = 1usize << s;
