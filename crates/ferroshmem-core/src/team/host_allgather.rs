@@ -33,7 +33,12 @@ impl HostAllgather {
     /// An all-gather of `per_member` words per member (the team's shape must fit:
     /// `leaders_allgather::fits`).
     pub(crate) fn new(per_member: usize) -> Self {
-        HostAllgather { per_member, began: false, allgather: LeadersAllgather::new(per_member), blocks: Vec::new() }
+        HostAllgather {
+            per_member,
+            began: false,
+            allgather: LeadersAllgather::new(per_member),
+            blocks: Vec::new(),
+        }
     }
 
     /// Advances as far as it can without waiting, as part of `op`; once this PE has it, the
@@ -81,7 +86,8 @@ impl HostAllgather {
         if !self.began {
             let others = op.local_others();
             if others > 0
-                && op.word(rt.my_pe, CENTRAL_ARRIVALS).load(Ordering::Acquire) < tagged_count(op.epoch, others)
+                && op.word(rt.my_pe, CENTRAL_ARRIVALS).load(Ordering::Acquire)
+                    < tagged_count(op.epoch, others)
             {
                 return None;
             }

@@ -20,9 +20,9 @@
 //! a word of this collective on the sender (or, down a tree, after the sender received what
 //! the leader sent up), so none of a later collective can be counted early.
 
-use super::plan::{EAGER_PARTIALS_AT, EAGER_PARTIAL_BYTES, EAGER_REGION_BYTES};
+use super::plan::{self, Shape, EAGER_PARTIALS_AT, EAGER_PARTIAL_BYTES, EAGER_REGION_BYTES};
 use super::{counted_messages, Bufs, Op};
-use crate::coll::{at, combine, copy, ReduceOp, HIER_STAGE_BYTES};
+use crate::coll::{at, combine, copy, ReduceOp};
 use crate::error::Result;
 use crate::runtime::FlagWord;
 use crate::team::across_hosts::{FROM_ABOVE, FROM_BELOW};
@@ -288,21 +288,25 @@ pub(super) fn reduce_eager<T: Copy, O: ReduceOp<T>>(op: &Op<'_>, dest: usize, pa
 /// its members' destinations (they arrived: free). Parts differ in size over ragged hosts;
 /// every leader knows their origins, hence their sizes.
 ///
-/// A step's message lands in the receiver's staging area (step `s` at `s` times the area's
-/// share of a step), flagged in the receiver's word [`FROM_ABOVE`] + `s`, and is sent only
-/// after the receiver raised [`FROM_BELOW`] + `s` on the sender in this collective, which it
-/// does when it begins: it has read every earlier message then. `sources` are the world
-/// addresses of this host's members' sources (arrived: ready and unchanged until released).
+/// A step's message lands in the receiver's staging area where `plan::bruck_steps` places
+/// it (a slice of its own, or the half of the steps of its parity), flagged in the receiver's
+/// word [`FROM_ABOVE`] + `s`, and is sent only after the receiver raised [`FROM_BELOW`] + `s`
+/// on the sender in this collective: when it begins (it has read every earlier collective's
+/// message then) for every step with slices and the first two with halves, and with halves
+/// for step `s + 2` once it has read step `s`'s message out of their half. `sources` are the
+/// world addresses of this host's members' sources (arrived: ready and unchanged until
+/// released).
 pub(super) fn alltoall(op: &Op<'_>, bufs: Bufs, sources: &[usize]) -> Result<()> {
     let Bufs { dest, dest_extent, dest_blocks, src_blocks, .. } = bufs;
     let block = src_blocks.bytes();
     let (groups, l, r) = (op.groups, op.groups.len(), op.groups.mine());
     let steps = tree::depth(l) as usize;
-    let share = HIER_STAGE_BYTES / steps.max(1);
     let part_bytes = |o: usize, d: usize| groups.members(o).len() * groups.members(d).len() * block;
-    for s in 0..steps {
-        op.raise((r + l - (1 << s)) % l, FROM_BELOW + s);
-    }
+    let layout = plan::bruck_steps(&Shape::of(groups), block).expect("the form was chosen because it fits");
+    // The leader that sends to us in step s may, once we are done with where it lands.
+    let let_send = |s: usize| op.raise((r + l - (1 << s)) % l, FROM_BELOW + s);
+    let first = layout.let_send_first().min(steps);
+    (0..first).for_each(let_send);
     // Our parts, by distance (none at 0: blocks within the host were copied already).
     let mut parts: Vec<Vec<u8>> = (0..l)
         .map(|k| {
@@ -333,23 +337,27 @@ pub(super) fn alltoall(op: &Op<'_>, bufs: Bufs, sources: &[usize]) -> Result<()>
             op.routine,
             op.leader_of((r + dist) % l),
             op.team.slot,
-            s * share,
+            layout.at(s),
             &message,
             crate::runtime::FlagWord::Slot(FROM_ABOVE + s),
             op.flag_value(0),
         );
         op.wait_raised(FROM_ABOVE + s);
-        let stage = op.rt.stage_addr(op.team.slot) + s * share;
+        let stage = op.rt.stage_addr(op.team.slot) + layout.at(s);
         let mut offset = 0;
         for k in moving {
             // What now sits at distance k came from the group `(k mod 2 dist)` before us.
             let origin = (r + l - (k & (2 * dist - 1))) % l;
             let len = part_bytes(origin, (origin + k) % l);
             // SAFETY: step s's message landed in our staging area (its flag is up), `len`
-            // bytes at `offset` within the step's share, and nobody writes there before we
-            // raise this step's word in a later collective.
+            // bytes at `offset` within its place, and nobody writes there before we let a
+            // step that lands there send: s + 2 (below, with halves) or a step of a later
+            // collective.
             parts[k] = unsafe { std::slice::from_raw_parts((stage + offset) as *const u8, len) }.to_vec();
             offset += len;
+        }
+        if s + first < steps {
+            let_send(s + first);
         }
     }
     let local = groups.members(r);
