@@ -186,12 +186,16 @@ pub(super) fn alltoalls(
                 .checked_mul(elem)
                 .ok_or_else(|| Error::invalid(routine, "nelems", "size overflows"))?;
             let blocks = hier::Blocks::contiguous(block);
-            return hier::alltoall(rt, team, groups, routine, dest, src, (blocks, blocks), 1);
+            let layout = hier::AlltoallLayout { dest: blocks, src: blocks, window: 1 };
+            return hier::alltoall(rt, team, groups, routine, (dest, src), layout);
         }
         // Strided: in windows of each block's elements (see `hier::alltoalls_window`).
-        let window = hier::alltoalls_window(&hier::Shape::of(groups), g.n(), elem, nelems);
-        let layouts = (hier::Blocks::strided(elem, nelems, dst), hier::Blocks::strided(elem, nelems, sst));
-        return hier::alltoall(rt, team, groups, routine, dest, src, layouts, window);
+        let layout = hier::AlltoallLayout {
+            dest: hier::Blocks::strided(elem, nelems, dst),
+            src: hier::Blocks::strided(elem, nelems, sst),
+            window: hier::alltoalls_window(&hier::Shape::of(groups), g.n(), elem, nelems),
+        };
+        return hier::alltoall(rt, team, groups, routine, (dest, src), layout);
     }
     let n = g.n();
     let extent = |stride: usize| {

@@ -268,20 +268,28 @@ pub(super) fn fcollect(
     Ok(())
 }
 
-/// alltoall and alltoalls (blocks laid out as `dest_blocks` and `src_blocks`, see
-/// [`Blocks`]; contiguous, or strided and moved `window` elements per block at a time, each
-/// window one [`alltoall_pass`] of packed blocks).
-#[allow(clippy::too_many_arguments)]
+/// How an alltoall's blocks lie in its buffers, and how many elements of each block move at
+/// a time.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct AlltoallLayout {
+    pub dest: Blocks,
+    pub src: Blocks,
+    /// Elements of each block per [`alltoall_pass`] (`plan::alltoalls_window`).
+    pub window: usize,
+}
+
+/// alltoall and alltoalls (blocks laid out as `layout` says, see [`Blocks`]; contiguous, or
+/// strided and moved a window of elements per block at a time, each window one
+/// [`alltoall_pass`] of packed blocks).
 pub(super) fn alltoall(
     rt: &Runtime,
     team: &TeamInner,
     groups: &HostGroups,
     routine: &'static str,
-    dest: usize,
-    src: usize,
-    (dest_blocks, src_blocks): (Blocks, Blocks),
-    window: usize,
+    (dest, src): (usize, usize),
+    layout: AlltoallLayout,
 ) -> Result<()> {
+    let AlltoallLayout { dest: dest_blocks, src: src_blocks, window } = layout;
     let n = team.n_pes();
     let overflow = || Error::invalid(routine, "nelems", "size overflows");
     let dest_extent = dest_blocks.extent(n).ok_or_else(overflow)?;
