@@ -330,8 +330,8 @@ pub(super) struct Bufs {
     pub src_blocks: Blocks,
 }
 
-/// One alltoall of packed blocks of `block` bytes (a window of each block): blocks for members of this host are copied
-/// straight into their destinations once they entered. Between hosts, small ones go leader to
+/// One alltoall of packed blocks of `block` bytes (a window of each block): blocks for
+/// members of this host are copied straight into their destinations once they entered. Between hosts, small ones go leader to
 /// leader: each leader sends each other leader its host's blocks for that host's members in
 /// one message into its staging area, and releases its members once every other host's
 /// message is there; they copy their blocks from it. Otherwise each leader sends its host's
