@@ -11,6 +11,10 @@
 #   ferroshmem_team  bench/c/team_create_bench.c: split_strided + destroy, split_2d + destroy
 #   mpi              bench/c/mpi_coll_bench.c: the slowest rank's MPI_Init, Barrier, Bcast,
 #                    Allreduce, Allgather, Alltoall of 8 B and 4 KiB
+#   floor            bench/c/net_floor.c: a barrier and an 8-byte sum over plain TCP sockets,
+#                    no library in the timed loop (the best of two algorithms and two ways to
+#                    wait): the floor of these hosts on this machine, in the growth table as
+#                    "floor" rows
 # (Open MPI's OSHMEM is left out: it has no teams, and at these sizes of job it does not start
 # within its limit on this machine.) Then it writes, under target/bench/:
 #   multihost-scale.md           run-multihost-coll's tables for these layouts, then the growth
@@ -21,13 +25,13 @@
 #   multihost-scale-hosts.png    time against hosts, per operation (if matplotlib is installed)
 # Usage (after `cargo build --release`; root): bench/run-multihost-scale.sh
 # Environment: ROUNDS (3), REPS (5), LAYOUTS (the five above, as with-hosts.sh takes them),
-# IMPLS ("ferroshmem ferroshmem_team mpi"), JOB_LIMIT (300 s per job).
+# IMPLS ("ferroshmem ferroshmem_team mpi floor"), JOB_LIMIT (300 s per job).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 ones() { python3 -c "import sys; n=int(sys.argv[1]); p=sys.argv[2]; print(f'{n}:' + ','.join([p]*n))" "$1" "$2"; }
 export NAME=multihost-scale
 export LAYOUTS=${LAYOUTS:-"$(ones 8 1) $(ones 16 1) $(ones 32 1) $(ones 64 1) $(ones 32 2)"}
-export IMPLS=${IMPLS:-"ferroshmem ferroshmem_team mpi"}
+export IMPLS=${IMPLS:-"ferroshmem ferroshmem_team mpi floor"}
 export MAX_BYTES=4096 MPI_SIZES="8 4096"
 export ROUNDS=${ROUNDS:-3} REPS=${REPS:-5} JOB_LIMIT=${JOB_LIMIT:-300}
 if [ "${1:-}" != "--report" ]; then
@@ -40,9 +44,15 @@ raw, out = sys.argv[1], sys.argv[2]
 vals = collections.defaultdict(list)
 for line in open(raw):
     f = line.split()
-    if len(f) == 6 and f[0] in ("ferroshmem", "ferroshmem_team", "mpi"):
+    if len(f) == 6 and f[0] in ("ferroshmem", "ferroshmem_team", "mpi", "floor"):
         vals[(f[0], f[1], f[2], int(f[3]))].append(float(f[5]))
 med = {k: statistics.median(v) for k, v in vals.items()}
+# The floor of an operation: the lowest median among net_floor's algorithms and waits for it.
+for (impl, lay, name, size), v in list(med.items()):
+    for prefix, op in (("floor_barrier_", "barrier_all"), ("floor_sum_", "reduce_sum_float")):
+        if impl == "floor" and name.startswith(prefix):
+            key = ("floor", lay, op, size)
+            med[key] = min(med.get(key, v), v)
 def shape(lay):
     nh, _, ppn = lay.partition(":")
     ps = ppn.split(",")
@@ -55,8 +65,9 @@ rows = ["", "## Growth with the hosts", "",
         "| --- | ---: | " + " | ".join("---:" for _ in layouts) + " | ---: |"]
 ops = [("init", 0), ("barrier_all", 0), ("team_sync", 0)] + [(o, s) for o in ("broadcast", "reduce_sum_float", "fcollect", "alltoall") for s in (8, 4096)]
 ops += [("split_strided_destroy", 0), ("split_2d_destroy", 0)]
-for op, size in ops:
-    impl = "ferroshmem_team" if op.startswith("split") else "ferroshmem"
+rows_of = [("ferroshmem_team" if op.startswith("split") else "ferroshmem", op, size) for op, size in ops]
+rows_of += [("floor", "barrier_all", 0), ("floor", "reduce_sum_float", 8)]
+for impl, op, size in rows_of:
     cells = []
     for l in layouts:
         f, m = med.get((impl, l, op, size)), med.get(("mpi", l, op, size))
@@ -76,7 +87,8 @@ for op, size in ops:
         if mlo and mhi:
             growth += f" (MPI {mhi / mlo:.2f})"
     cells.append(growth)
-    rows.append(f"| {op} | {size} | " + " | ".join(cells) + " |")
+    title = f"{op}, floor (no library; in parentheses floor / MPI)" if impl == "floor" else op
+    rows.append(f"| {title} | {size} | " + " | ".join(cells) + " |")
 text = "\n".join(rows) + "\n"
 with open(f"{out}/multihost-scale.md", "a") as fh:
     fh.write(text)
@@ -91,7 +103,7 @@ except ImportError:
 plot = [("init", 0), ("barrier_all", 0), ("broadcast", 8), ("reduce_sum_float", 8), ("fcollect", 4096), ("alltoall", 8)]
 fig, axes = plt.subplots(1, len(plot), figsize=(20, 4.2))
 for ax, (op, size) in zip(axes, plot):
-    for impl, color in (("ferroshmem", "tab:blue"), ("mpi", "tab:orange")):
+    for impl, color in (("ferroshmem", "tab:blue"), ("mpi", "tab:orange"), ("floor", "tab:gray")):
         pts = [(shape(l)[0], med[(impl, l, op, size)]) for l in ones if (impl, l, op, size) in med]
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", color=color, label=impl)

@@ -301,6 +301,7 @@ pub(super) fn alltoall(
         team.sync_unchecked(rt);
         return Ok(());
     }
+    let shape = Shape::of(groups);
     let mut first = 0;
     while first < per_block {
         let count = window.min(per_block - first);
@@ -312,7 +313,7 @@ pub(super) fn alltoall(
             dest_blocks: dest_blocks.window(first, count),
             src_blocks: src_blocks.window(first, count),
         };
-        alltoall_pass(rt, team, groups, routine, bufs)?;
+        alltoall_pass(rt, team, (groups, &shape), routine, bufs)?;
         first += count;
     }
     Ok(())
@@ -345,7 +346,7 @@ pub(super) struct Bufs {
 fn alltoall_pass(
     rt: &Runtime,
     team: &TeamInner,
-    groups: &HostGroups,
+    (groups, shape): (&HostGroups, &Shape),
     routine: &'static str,
     bufs: Bufs,
 ) -> Result<()> {
@@ -353,8 +354,7 @@ fn alltoall_pass(
     let n = team.n_pes();
     let block = src_blocks.bytes();
     let all = total(routine, block, n)?;
-    let shape = Shape::of(groups);
-    let form = plan::alltoall(&shape, block, all);
+    let form = plan::alltoall(shape, block, all);
     // The counted form sends straight into destinations: windows of one run of bytes only
     // (strided ones move in windows that fit the other forms, or of one element each,
     // `plan::alltoalls_window`).
@@ -364,7 +364,7 @@ fn alltoall_pass(
     // the network); each leader to each member of the other hosts (both in a staged exchange,
     // which carries the data); or every PE its own blocks into their destinations once the
     // leaders met.
-    let bruck = form == AlltoallForm::Bruck;
+    let bruck = matches!(form, AlltoallForm::Bruck(_));
     let by_host = form == AlltoallForm::ByHost;
     let staged = matches!(form, AlltoallForm::ByHost | AlltoallForm::Staged);
     let widest = shape.widest;
@@ -394,12 +394,12 @@ fn alltoall_pass(
     }
     if op.is_leader() {
         op.wait_arrivals(op.local_others());
-        if bruck {
+        if let AlltoallForm::Bruck(steps) = form {
             let sources = local
                 .iter()
                 .map(|&i| at(rt, routine, src, src_extent, op.pe(i)))
                 .collect::<Result<Vec<usize>>>()?;
-            wide::alltoall(&op, bufs, &sources)?;
+            wide::alltoall(&op, bufs, &sources, steps)?;
         } else if by_host {
             // To each other host's leader, the blocks of our host's members for that host's
             // members: for each member j there (in team order), block j of each of ours.

@@ -157,8 +157,8 @@ pub(crate) enum AlltoallForm {
     ByHost,
     /// Each leader sends each member of the other hosts its host's blocks for it.
     Staged,
-    /// Bruck's exchange among the leaders (`wide::alltoall`).
-    Bruck,
+    /// Bruck's exchange among the leaders (`wide::alltoall`), its steps laid out so.
+    Bruck(BruckSteps),
     /// Every PE sends its own blocks into their destinations once the leaders met.
     Counted,
 }
@@ -217,10 +217,9 @@ pub(crate) fn bruck_steps(shape: &Shape, block: usize) -> Option<BruckSteps> {
 pub(crate) fn alltoall(shape: &Shape, block: usize, all: usize) -> AlltoallForm {
     let widest = shape.widest;
     if shape.takes_trees(Collective::Alltoall) {
-        if bruck_steps(shape, block).is_some() {
-            AlltoallForm::Bruck
-        } else {
-            AlltoallForm::Counted
+        match bruck_steps(shape, block) {
+            Some(steps) => AlltoallForm::Bruck(steps),
+            None => AlltoallForm::Counted,
         }
     } else if all.checked_mul(widest).is_some_and(|b| b <= STAGE_HALF) {
         AlltoallForm::ByHost
@@ -349,8 +348,8 @@ mod tests {
         assert_eq!(alltoall(&s, STAGE_HALF, STAGE_HALF * 8), AlltoallForm::Counted);
         // Many hosts: Bruck for small blocks (64 x 1: a step of 32 parts of 8 B), else counted.
         let wide = Shape::uniform(64, 1);
-        assert_eq!(alltoall(&wide, 8, 512), AlltoallForm::Bruck);
-        assert_eq!(alltoall(&wide, 1024, 1024 * 64), AlltoallForm::Bruck);
+        assert_eq!(alltoall(&wide, 8, 512), AlltoallForm::Bruck(BruckSteps::Slices { steps: 6 }));
+        assert_eq!(alltoall(&wide, 1024, 1024 * 64), AlltoallForm::Bruck(BruckSteps::Halves));
         assert_eq!(alltoall(&wide, 1025, 1025 * 64), AlltoallForm::Counted);
         assert_eq!(alltoall(&wide, 4096, 4096 * 64), AlltoallForm::Counted);
     }

@@ -20,7 +20,7 @@
 //! a word of this collective on the sender (or, down a tree, after the sender received what
 //! the leader sent up), so none of a later collective can be counted early.
 
-use super::plan::{self, Shape, EAGER_PARTIALS_AT, EAGER_PARTIAL_BYTES, EAGER_REGION_BYTES};
+use super::plan::{BruckSteps, EAGER_PARTIALS_AT, EAGER_PARTIAL_BYTES, EAGER_REGION_BYTES};
 use super::{counted_messages, Bufs, Op};
 use crate::coll::{at, combine, copy, ReduceOp};
 use crate::error::Result;
@@ -296,13 +296,12 @@ pub(super) fn reduce_eager<T: Copy, O: ReduceOp<T>>(op: &Op<'_>, dest: usize, pa
 /// for step `s + 2` once it has read step `s`'s message out of their half. `sources` are the
 /// world addresses of this host's members' sources (arrived: ready and unchanged until
 /// released).
-pub(super) fn alltoall(op: &Op<'_>, bufs: Bufs, sources: &[usize]) -> Result<()> {
+pub(super) fn alltoall(op: &Op<'_>, bufs: Bufs, sources: &[usize], layout: BruckSteps) -> Result<()> {
     let Bufs { dest, dest_extent, dest_blocks, src_blocks, .. } = bufs;
     let block = src_blocks.bytes();
     let (groups, l, r) = (op.groups, op.groups.len(), op.groups.mine());
     let steps = tree::depth(l) as usize;
     let part_bytes = |o: usize, d: usize| groups.members(o).len() * groups.members(d).len() * block;
-    let layout = plan::bruck_steps(&Shape::of(groups), block).expect("the form was chosen because it fits");
     // The leader that sends to us in step s may, once we are done with where it lands.
     let let_send = |s: usize| op.raise((r + l - (1 << s)) % l, FROM_BELOW + s);
     let first = layout.let_send_first().min(steps);
