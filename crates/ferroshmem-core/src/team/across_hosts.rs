@@ -344,7 +344,8 @@ impl Op<'_> {
 
     /// Waits until this leader's word `w` reaches this operation's value.
     pub(crate) fn wait_raised(&self, w: usize) {
-        self.wait_word(self.rt.my_pe, w, self.flag_value(0));
+        let (word, value) = (self.word(self.rt.my_pe, w), self.flag_value(0));
+        self.rt.wait_until_remote(|| word.load(Ordering::Acquire) >= value);
     }
 }
 
