@@ -113,7 +113,7 @@ for ax, (op, size) in zip(axes, plot):
     ax.set_xlabel("hosts (1 PE each)")
     ax.grid(True, which="both", alpha=0.3)
 axes[0].set_ylabel("µs (median)")
-axes[-1].legend()
+axes[1].legend()  # the barrier: ferroshmem, MPI and the floor
 fig.tight_layout()
 fig.savefig(f"{out}/multihost-scale-hosts.png", dpi=100)
 print(f"wrote {out}/multihost-scale-hosts.png")

@@ -706,7 +706,11 @@ impl Net {
     /// `timeout`. An arrival wakes this thread alone, where a sleep on the doorbell wakes two
     /// (the progress thread, which progresses and rings, then the waiter). Returns whether
     /// `ready()`; `None` when the worker cannot be armed (the caller sleeps the usual way).
-    pub fn sleep_on_worker(&self, timeout: std::time::Duration, ready: &mut dyn FnMut() -> bool) -> Option<bool> {
+    pub fn sleep_on_worker(
+        &self,
+        timeout: std::time::Duration,
+        ready: &mut dyn FnMut() -> bool,
+    ) -> Option<bool> {
         let efd = self.worker.event_fd().ok()?;
         let (armed, handled) = self.worker.progress_and_arm().ok()?;
         if handled > 0 {
