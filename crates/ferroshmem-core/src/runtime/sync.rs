@@ -156,7 +156,7 @@ impl Runtime {
     /// write, by the network (the leaders' flags): past its looks and yields it sleeps on the
     /// worker's event descriptor itself, holding the worker, so that an arrival wakes it
     /// alone (see [`Net::sleep_on_worker`]).
-    pub fn wait_until_remote(&self, mut ready: impl FnMut() -> bool) {
+    pub(crate) fn wait_until_remote(&self, mut ready: impl FnMut() -> bool) {
         match &self.net {
             None => wait::wait_until(&self.wait, self.ctrl.pe(self.my_pe), ready),
             Some(net) => {
