@@ -1,6 +1,7 @@
 //! The progress thread of a PE across hosts: it sleeps on the worker's event descriptor,
 //! progresses the worker when something arrives, and stands aside while a thread of the PE
-//! progresses it itself (see `Busy` in the parent module).
+//! progresses it itself (see `Busy` in the parent module); and the sleep on that descriptor of
+//! such a thread, when what it waits for only the network brings (`Net::sleep_on_worker`).
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -215,5 +216,39 @@ impl ProgressThread {
 impl Drop for ProgressThread {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+impl super::Net {
+    /// For a thread that progresses the worker itself (it holds a [`super::Busy`]) and waits for
+    /// what only the network brings: progresses the worker until quiet and arms its event
+    /// descriptor; then, unless `ready()` (another thread of this PE, the progress thread
+    /// among them, may have delivered it before the arm), sleeps on the descriptor for up to
+    /// `timeout`. An arrival wakes this thread alone, where a sleep on the doorbell wakes two
+    /// (the progress thread, which progresses and rings, then the waiter). Returns whether
+    /// `ready()`; `None` when the worker cannot be armed (the caller sleeps the usual way).
+    pub fn sleep_on_worker(
+        &self,
+        timeout: std::time::Duration,
+        ready: &mut dyn FnMut() -> bool,
+    ) -> Option<bool> {
+        let efd = self.worker.event_fd().ok()?;
+        let (armed, handled) = self.worker.progress_and_arm().ok()?;
+        if handled > 0 {
+            (self.on_activity)();
+        }
+        if ready() {
+            return Some(true);
+        }
+        if armed {
+            let mut fds = [libc::pollfd { fd: efd, events: libc::POLLIN, revents: 0 }];
+            let ms = timeout.as_millis().clamp(1, i32::MAX as u128) as i32;
+            // SAFETY: one valid pollfd on the worker's descriptor, which lives as long as the
+            // worker that `self` holds.
+            unsafe { libc::poll(fds.as_mut_ptr(), 1, ms) };
+        } else {
+            std::thread::yield_now();
+        }
+        Some(false)
     }
 }
