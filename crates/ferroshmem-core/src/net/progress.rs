@@ -18,6 +18,9 @@ pub(super) struct ProgressThread {
     handle: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
     /// When the thread stands aside: the moment to take the worker back, and its timer.
     pub(super) hand_back: Arc<HandBack>,
+    /// The worker's event descriptor (fixed for the worker's life), which this thread sleeps
+    /// on, and so does a waiter that keeps the worker (`Net::sleep_on_worker`).
+    efd: std::os::fd::RawFd,
 }
 
 /// The progress thread's hand-back deadline and the one-shot timer (timerfd) it waits on while
@@ -190,7 +193,7 @@ impl ProgressThread {
                 }
             })
             .map_err(|e| Error::bootstrap_os("network transport: starting the progress thread", e))?;
-        Ok(ProgressThread { stop, worker, handle: std::sync::Mutex::new(Some(handle)), hand_back })
+        Ok(ProgressThread { stop, worker, handle: std::sync::Mutex::new(Some(handle)), hand_back, efd })
     }
 }
 
@@ -226,13 +229,14 @@ impl super::Net {
     /// among them, may have delivered it before the arm), sleeps on the descriptor for up to
     /// `timeout`. An arrival wakes this thread alone, where a sleep on the doorbell wakes two
     /// (the progress thread, which progresses and rings, then the waiter). Returns whether
-    /// `ready()`; `None` when the worker cannot be armed (the caller sleeps the usual way).
+    /// `ready()`; `None` when the worker cannot be armed, or has no progress thread (the
+    /// caller sleeps the usual way).
     pub fn sleep_on_worker(
         &self,
         timeout: std::time::Duration,
         ready: &mut dyn FnMut() -> bool,
     ) -> Option<bool> {
-        let efd = self.worker.event_fd().ok()?;
+        let efd = self.progress.as_ref()?.efd;
         let (armed, handled) = self.worker.progress_and_arm().ok()?;
         if handled > 0 {
             (self.on_activity)();
@@ -244,7 +248,7 @@ impl super::Net {
             let mut fds = [libc::pollfd { fd: efd, events: libc::POLLIN, revents: 0 }];
             let ms = timeout.as_millis().clamp(1, i32::MAX as u128) as i32;
             // SAFETY: one valid pollfd on the worker's descriptor, which lives as long as the
-            // worker that `self` holds.
+            // worker that `self` holds (the progress thread is stopped before it goes).
             unsafe { libc::poll(fds.as_mut_ptr(), 1, ms) };
         } else {
             std::thread::yield_now();
