@@ -20,8 +20,9 @@
  *   poll   recv(MSG_DONTWAIT) and sched_yield() until the bytes are there (Open MPI's waits with
  *          mpi_yield_when_idle, as bench/run-multihost-coll.sh starts it)
  * Methodology as mpi_coll_bench.c: the median over BATCHES batches of the time per operation in
- * a batch of REPS operations, on rank 0 from an MPI_Barrier to the end of one more barrier of the
- * same kind (so no MPI call is timed), after a warm-up of REPS / 4 + 1 operations.
+ * a batch of REPS operations, on rank 0 from an MPI_Barrier to the end of one more dissemination
+ * barrier with the same way to wait (so no MPI call is timed), after a warm-up of REPS / 4 + 1
+ * operations.
  * Output: coll <name> <bytes> <ranks> <median microseconds>, as mpi_coll_bench.c.
  * Usage: mpirun ... net_floor [reps]   (reps 0 or absent: 200) */
 #define _GNU_SOURCE
