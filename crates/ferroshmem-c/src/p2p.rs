@@ -109,9 +109,9 @@ unsafe fn run<S: SyncWord>(
             }
             What::WaitAny => p2p::wait_any(c.rt, &set),
             What::WaitSome => p2p::wait_some(c.rt, &set, indices),
-            What::TestAll => p2p::test_all(&set) as usize,
-            What::TestAny => p2p::test_any(&set),
-            What::TestSome => p2p::test_some(&set, indices),
+            What::TestAll => p2p::test_all(c.rt, &set) as usize,
+            What::TestAny => p2p::test_any(c.rt, &set),
+            What::TestSome => p2p::test_some(c.rt, &set, indices),
         }
     }
 }

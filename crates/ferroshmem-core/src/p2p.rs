@@ -96,7 +96,11 @@ pub unsafe fn test<T: SyncWord>(
 ) -> Result<bool> {
     check_local(rt, routine, ivar)?;
     // SAFETY: as above.
-    Ok(cmp.holds(unsafe { T::load(ivar) }, value))
+    let holds = cmp.holds(unsafe { T::load(ivar) }, value);
+    if !holds {
+        rt.after_failed_test();
+    }
+    Ok(holds)
 }
 
 /// One array of watched variables with its status mask and per-element comparison values.
@@ -234,27 +238,38 @@ pub unsafe fn wait_some<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>, indices: *m
 ///
 /// # Safety
 /// As [`wait_all`].
-pub unsafe fn test_all<T: SyncWord>(set: &WaitSet<T>) -> bool {
+pub unsafe fn test_all<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>) -> bool {
     // SAFETY: forwarded contract.
-    unsafe { set.all() }
+    let all = unsafe { set.all() };
+    if !all {
+        rt.after_failed_test();
+    }
+    all
 }
 
 /// `test_any[_vector]`: index or `usize::MAX`.
 ///
 /// # Safety
 /// As [`wait_all`].
-pub unsafe fn test_any<T: SyncWord>(set: &WaitSet<T>) -> usize {
+pub unsafe fn test_any<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>) -> usize {
     // SAFETY: forwarded contract.
-    unsafe { set.any(&TEST_ANY_CURSOR) }.unwrap_or(usize::MAX)
+    unsafe { set.any(&TEST_ANY_CURSOR) }.unwrap_or_else(|| {
+        rt.after_failed_test();
+        usize::MAX
+    })
 }
 
 /// `test_some[_vector]`.
 ///
 /// # Safety
 /// As [`wait_some`].
-pub unsafe fn test_some<T: SyncWord>(set: &WaitSet<T>, indices: *mut usize) -> usize {
+pub unsafe fn test_some<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>, indices: *mut usize) -> usize {
     // SAFETY: forwarded contract.
-    unsafe { set.some(indices) }
+    let found = unsafe { set.some(indices) };
+    if found == 0 {
+        rt.after_failed_test();
+    }
+    found
 }
 
 /// Signal operators (`SHMEM_SIGNAL_SET`, `SHMEM_SIGNAL_ADD`).
@@ -386,10 +401,15 @@ pub fn test_lock(rt: &Runtime, lock: *const i64) -> Result<bool> {
     let word = LockWord::of(rt, ROUTINE, lock)?;
     let w = word.amo(rt, ROUTINE, AmoOp::Fetch)?;
     if (w >> 32) as u32 != w as u32 {
+        rt.after_failed_test();
         return Ok(false);
     }
     let next = w.wrapping_add(TICKET);
-    Ok(word.amo(rt, ROUTINE, AmoOp::CompareSwap { cond: w, value: next })? == w)
+    let taken = word.amo(rt, ROUTINE, AmoOp::CompareSwap { cond: w, value: next })? == w;
+    if !taken {
+        rt.after_failed_test();
+    }
+    Ok(taken)
 }
 
 /// `shmem_clear_lock`: completes this PE's writes, then serves the next ticket.

@@ -117,6 +117,22 @@ impl Runtime {
         }
     }
 
+    /// Called by a test routine (`shmem_test*`, `shmem_test_lock`) whose condition did not
+    /// hold. When PEs outnumber cores the program is most likely polling in a loop, and the PE
+    /// that must make the condition true may be waiting for this core: yield it, as a wait of
+    /// the library would. Without the yield a polling PE kept its core until the scheduler's
+    /// tick: 4 PEs on 2 cores passing batches of puts round a ring and polling with
+    /// `shmem_test` (`bench/c/busy_bench.c`, put_test) took 2 ms per batch on an idle machine,
+    /// against 1.3-2.1 µs with a `sched_yield` in the program's own loop. With a core per PE
+    /// nothing is done: the partner runs elsewhere, and a yield would hand the core to any
+    /// other process of the machine for a whole time slice.
+    #[inline]
+    pub fn after_failed_test(&self) {
+        if self.wait.oversubscribed {
+            std::thread::yield_now();
+        }
+    }
+
     /// Waits until `ready()`; `owner` is the PE whose memory it reads.
     #[inline]
     pub fn wait_until(&self, owner: usize, mut ready: impl FnMut() -> bool) {
