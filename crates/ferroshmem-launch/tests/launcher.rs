@@ -145,10 +145,11 @@ fn pes_with_different_affinity_agree() {
 }
 
 /// `--bind-to`: with more PEs than CPUs (auto) or when asked (core), PE i runs only on the
-/// (i mod k)-th allowed CPU; otherwise, or with `none`, PEs keep oshrun's CPUs. The inner
-/// oshrun runs on CPUs 0 and 1 (taskset); each PE prints the CPUs the kernel lets it use.
+/// (i mod k)-th allowed CPU; with 2 to k PEs (auto), PE i on the i-th of their slices of the
+/// CPUs; one PE, or `none`, keeps oshrun's CPUs. The inner oshrun runs on CPUs 0 and 1, or 0-2
+/// (taskset); each PE prints the CPUs the kernel lets it use.
 #[test]
-fn pes_are_pinned_round_robin_when_they_outnumber_cpus() {
+fn pes_are_pinned_round_robin_when_they_outnumber_cpus_else_to_slices() {
     if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
         eprintln!("one CPU: nothing to pin round-robin");
         return;
@@ -156,15 +157,21 @@ fn pes_are_pinned_round_robin_when_they_outnumber_cpus() {
     let taskset = std::path::Path::new("/usr/bin/taskset");
     let oshrun = common::oshrun();
     let script = r#"echo "pe $FERROSHMEM_PE cpus $(grep Cpus_allowed_list /proc/self/status | cut -f2)""#;
-    let cases: [(&str, &str, [&str; 4]); 4] = [
-        ("auto", "4", ["0", "1", "0", "1"]),
-        ("none", "4", ["0-1"; 4]),
-        ("auto", "2", ["0-1"; 4]),
-        ("core", "2", ["0", "1", "", ""]),
+    let cases: [(&str, &str, &str, [&str; 4]); 6] = [
+        ("0,1", "auto", "4", ["0", "1", "0", "1"]),
+        ("0,1", "none", "4", ["0-1"; 4]),
+        ("0,1", "auto", "2", ["0", "1", "", ""]),
+        ("0,1", "auto", "1", ["0-1", "", "", ""]),
+        ("0,1", "core", "2", ["0", "1", "", ""]),
+        ("0-2", "auto", "2", ["0", "1-2", "", ""]),
     ];
-    for (bind, n, want) in cases {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for (allowed, bind, n, want) in cases {
+        if allowed == "0-2" && cpus < 3 {
+            continue;
+        }
         let args =
-            ["-c", "0,1", oshrun.to_str().unwrap(), "-n", n, "--bind-to", bind, "/bin/sh", "-c", script];
+            ["-c", allowed, oshrun.to_str().unwrap(), "-n", n, "--bind-to", bind, "/bin/sh", "-c", script];
         let r = common::run_job(1, taskset, &args, &[], Duration::from_secs(60));
         assert!(!r.timed_out && r.status == Some(0), "{bind} {n}: {:?}\n{}", r.status, r.stderr);
         for (pe, cpus) in want.iter().enumerate().take(n.parse().unwrap()) {

@@ -6,7 +6,8 @@
 //! line naming it and the cause, ends the other PEs (SIGTERM, then SIGKILL after 300 ms) and exits
 //! with the failing PE's status (128 + signal number for a signal). Each PE is also tied to
 //! oshrun's life (PR_SET_PDEATHSIG), so nothing outlives the job. When the PEs outnumber the
-//! CPUs oshrun may use, each PE is pinned to one of them, round-robin (`--bind-to`).
+//! CPUs oshrun may use, each PE is pinned to one of them, round-robin; with 2 PEs or more but no
+//! more PEs than CPUs, each to its own slice of them (`--bind-to`).
 //!
 //! Hang reports: oshrun maps the job's control blocks (`JobStates`), keeps the job's coarse
 //! clock moving (every 50 ms, with which PEs stamp the time they leave the library), records
@@ -38,7 +39,7 @@ const USAGE: &str =
   --mca KEY VALUE     passed to mpirun (only with --host/--hostfile; so is $OSHRUN_MPIRUN_ARGS)
   --bind-to WHERE     core: PE i runs only on the (i mod k)-th of the k CPUs oshrun may use;
                       none: PEs go where the scheduler puts them; auto (default): core when
-                      the PEs outnumber those CPUs, else none
+                      the PEs outnumber those CPUs, else PE i on the i-th of N slices of them
   -h, --help          this text
 environment: SHMEM_SYMMETRIC_SIZE (per-PE symmetric heap, e.g. 512M, 2G; default 512M),
              SHMEMX_TEAM_SLOTS (teams a PE can belong to at once; default 8192), SHMEM_DEBUG=1,
@@ -60,12 +61,13 @@ struct Args {
     args: Vec<String>,
 }
 
-/// Whether oshrun pins each PE to one CPU (`--bind-to`).
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// Where oshrun pins each PE (`--bind-to`; `cpu_lists` has the rule).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Bind {
-    /// Pin when the PEs outnumber the CPUs: syncs then wait less for a fuller or a changing
-    /// core, and the core-aware wait knows which PEs share its core (docs/ARCHITECTURE.md,
-    /// "The job file": 4-PE barrier 1.5 µs pinned, 2.9 µs not, on 2 cores).
+    /// Pin to one CPU when the PEs outnumber the CPUs: syncs then wait less for a fuller or a
+    /// changing core, and the core-aware wait knows which PEs share its core
+    /// (docs/ARCHITECTURE.md, "The job file": 4-PE barrier 1.5 µs pinned, 2.9 µs not, on 2
+    /// cores); else to disjoint slices of the CPUs, so that two PEs never share one.
     Auto,
     Core,
     None,
@@ -159,24 +161,87 @@ fn allowed_cpus() -> Vec<usize> {
 
 /// The CPU set of each PE (`None`: left to the scheduler).
 fn placement(bind: Bind, npes: usize) -> Vec<Option<libc::cpu_set_t>> {
-    let cpus = allowed_cpus();
-    let pin = match bind {
-        Bind::Core => cpus.len() > 1,
-        Bind::Auto => cpus.len() > 1 && npes > cpus.len(),
-        Bind::None => false,
-    };
-    (0..npes)
-        .map(|pe| {
-            pin.then(|| {
-                // SAFETY: as in allowed_cpus; the CPU is below CPU_SETSIZE (it came from a set).
+    cpu_lists(bind, npes, &allowed_cpus())
+        .into_iter()
+        .map(|list| {
+            list.map(|cpus| {
+                // SAFETY: cpu_set_t is plain data, zeroed then filled by CPU_SET; every CPU
+                // came from a set the kernel filled, so it is below CPU_SETSIZE.
                 unsafe {
                     let mut set: libc::cpu_set_t = std::mem::zeroed();
-                    libc::CPU_SET(cpus[pe % cpus.len()], &mut set);
+                    for cpu in cpus {
+                        libc::CPU_SET(cpu, &mut set);
+                    }
                     set
                 }
             })
         })
         .collect()
+}
+
+/// The CPUs of each PE, from the `cpus` oshrun may use (`None`: left to the scheduler).
+/// - More PEs than CPUs (`auto`), or `core`: PE i on the (i mod k)-th CPU alone.
+/// - `auto` with 2 to k PEs: PE i on the i-th of `npes` consecutive slices of the CPUs (a
+///   domain of about k / npes CPUs), so that no two PEs of the job ever share a CPU while the
+///   threads of one PE still spread over its domain. Left to itself, the scheduler put both PEs
+///   of a 2-PE job on one of this machine's 2 CPUs beside busy programs, for the whole job, in 6
+///   of 18 jobs (every sync 50-200 µs instead of 0.05-0.2; docs/ARCHITECTURE.md, "The job
+///   file"). Jobs started side by side share the slices rather than crowding onto the first
+///   CPUs.
+/// - One PE, one CPU, or `none`: nothing.
+fn cpu_lists(bind: Bind, npes: usize, cpus: &[usize]) -> Vec<Option<Vec<usize>>> {
+    let k = cpus.len();
+    let one_each = |pe: usize| Some(vec![cpus[pe % k]]);
+    match bind {
+        _ if k < 2 => vec![None; npes],
+        Bind::None => vec![None; npes],
+        Bind::Core => (0..npes).map(one_each).collect(),
+        Bind::Auto if npes > k => (0..npes).map(one_each).collect(),
+        Bind::Auto if npes < 2 => vec![None; npes],
+        // npes <= k, so each slice holds at least one CPU.
+        Bind::Auto => (0..npes).map(|pe| Some(cpus[pe * k / npes..(pe + 1) * k / npes].to_vec())).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cpu_lists, Bind};
+
+    fn lists(bind: Bind, npes: usize, k: usize) -> Vec<Option<Vec<usize>>> {
+        cpu_lists(bind, npes, &(0..k).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn outnumbering_pes_take_one_cpu_each_round_robin() {
+        let want: Vec<_> = [0, 1, 2, 0, 1].iter().map(|&c| Some(vec![c])).collect();
+        assert_eq!(lists(Bind::Auto, 5, 3), want);
+        assert_eq!(lists(Bind::Core, 5, 3), want);
+    }
+
+    #[test]
+    fn fewer_pes_than_cpus_take_disjoint_domains_covering_every_cpu() {
+        for k in 2..40 {
+            for npes in 2..=k {
+                let got = lists(Bind::Auto, npes, k);
+                let all: Vec<usize> = got.iter().flat_map(|l| l.clone().unwrap()).collect();
+                assert_eq!(all, (0..k).collect::<Vec<_>>(), "{npes} PEs on {k} CPUs");
+                for l in &got {
+                    let len = l.as_ref().unwrap().len();
+                    assert!(len == k / npes || len == k.div_ceil(npes), "{npes} PEs on {k} CPUs: {got:?}");
+                }
+            }
+        }
+        assert_eq!(lists(Bind::Auto, 2, 3), vec![Some(vec![0]), Some(vec![1, 2])]);
+    }
+
+    #[test]
+    fn one_pe_one_cpu_or_none_leave_the_scheduler_free() {
+        assert_eq!(lists(Bind::Auto, 1, 8), vec![None]);
+        assert_eq!(lists(Bind::Auto, 4, 1), vec![None; 4]);
+        assert_eq!(lists(Bind::Core, 4, 1), vec![None; 4]);
+        assert_eq!(lists(Bind::None, 4, 2), vec![None; 4]);
+        assert_eq!(lists(Bind::Core, 2, 4), vec![Some(vec![0]), Some(vec![1])]);
+    }
 }
 
 /// The signals oshrun handles synchronously (blocked, then taken with sigtimedwait).
