@@ -203,47 +203,6 @@ fn cpu_lists(bind: Bind, npes: usize, cpus: &[usize]) -> Vec<Option<Vec<usize>>>
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{cpu_lists, Bind};
-
-    fn lists(bind: Bind, npes: usize, k: usize) -> Vec<Option<Vec<usize>>> {
-        cpu_lists(bind, npes, &(0..k).collect::<Vec<_>>())
-    }
-
-    #[test]
-    fn outnumbering_pes_take_one_cpu_each_round_robin() {
-        let want: Vec<_> = [0, 1, 2, 0, 1].iter().map(|&c| Some(vec![c])).collect();
-        assert_eq!(lists(Bind::Auto, 5, 3), want);
-        assert_eq!(lists(Bind::Core, 5, 3), want);
-    }
-
-    #[test]
-    fn fewer_pes_than_cpus_take_disjoint_domains_covering_every_cpu() {
-        for k in 2..40 {
-            for npes in 2..=k {
-                let got = lists(Bind::Auto, npes, k);
-                let all: Vec<usize> = got.iter().flat_map(|l| l.clone().unwrap()).collect();
-                assert_eq!(all, (0..k).collect::<Vec<_>>(), "{npes} PEs on {k} CPUs");
-                for l in &got {
-                    let len = l.as_ref().unwrap().len();
-                    assert!(len == k / npes || len == k.div_ceil(npes), "{npes} PEs on {k} CPUs: {got:?}");
-                }
-            }
-        }
-        assert_eq!(lists(Bind::Auto, 2, 3), vec![Some(vec![0]), Some(vec![1, 2])]);
-    }
-
-    #[test]
-    fn one_pe_one_cpu_or_none_leave_the_scheduler_free() {
-        assert_eq!(lists(Bind::Auto, 1, 8), vec![None]);
-        assert_eq!(lists(Bind::Auto, 4, 1), vec![None; 4]);
-        assert_eq!(lists(Bind::Core, 4, 1), vec![None; 4]);
-        assert_eq!(lists(Bind::None, 4, 2), vec![None; 4]);
-        assert_eq!(lists(Bind::Core, 2, 4), vec![Some(vec![0]), Some(vec![1])]);
-    }
-}
-
 /// The signals oshrun handles synchronously (blocked, then taken with sigtimedwait).
 fn handled_signals() -> libc::sigset_t {
     // SAFETY: sigset_t is plain data; sigemptyset initialises it before use.
@@ -566,5 +525,46 @@ fn main() -> ExitCode {
             eprintln!("oshrun: {msg}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cpu_lists, Bind};
+
+    fn lists(bind: Bind, npes: usize, k: usize) -> Vec<Option<Vec<usize>>> {
+        cpu_lists(bind, npes, &(0..k).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn outnumbering_pes_take_one_cpu_each_round_robin() {
+        let want: Vec<_> = [0, 1, 2, 0, 1].iter().map(|&c| Some(vec![c])).collect();
+        assert_eq!(lists(Bind::Auto, 5, 3), want);
+        assert_eq!(lists(Bind::Core, 5, 3), want);
+    }
+
+    #[test]
+    fn fewer_pes_than_cpus_take_disjoint_domains_covering_every_cpu() {
+        for k in 2..40 {
+            for npes in 2..=k {
+                let got = lists(Bind::Auto, npes, k);
+                let all: Vec<usize> = got.iter().flat_map(|l| l.clone().unwrap()).collect();
+                assert_eq!(all, (0..k).collect::<Vec<_>>(), "{npes} PEs on {k} CPUs");
+                for l in &got {
+                    let len = l.as_ref().unwrap().len();
+                    assert!(len == k / npes || len == k.div_ceil(npes), "{npes} PEs on {k} CPUs: {got:?}");
+                }
+            }
+        }
+        assert_eq!(lists(Bind::Auto, 2, 3), vec![Some(vec![0]), Some(vec![1, 2])]);
+    }
+
+    #[test]
+    fn one_pe_one_cpu_or_none_leave_the_scheduler_free() {
+        assert_eq!(lists(Bind::Auto, 1, 8), vec![None]);
+        assert_eq!(lists(Bind::Auto, 4, 1), vec![None; 4]);
+        assert_eq!(lists(Bind::Core, 4, 1), vec![None; 4]);
+        assert_eq!(lists(Bind::None, 4, 2), vec![None; 4]);
+        assert_eq!(lists(Bind::Core, 2, 4), vec![Some(vec![0]), Some(vec![1])]);
     }
 }
