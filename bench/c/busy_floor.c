@@ -7,7 +7,9 @@
  *   futex   check a few times, then sleep on a futex that the releasing process wakes (every
  *           waiter sleeps, and a wake-up may preempt a busy loop)
  * Every process first asks for the shortest time slice the kernel grants (100 us, sched_setattr,
- * Linux 6.12 and later; as ferroshmem's PEs do), unless FLOOR_SLICE_US=0.
+ * Linux 6.12 and later; as ferroshmem's PEs do), unless FLOOR_SLICE_US=0. With FLOOR_PIN=1
+ * process i runs only on the (i mod k)-th of the k CPUs it may use, as oshrun pins PEs that
+ * outnumber the CPUs.
  * Output, one line per way:
  *   busy_floor <yield|futex> <npes> <median_us> <worst_us>
  * Usage: busy_floor [npes]   (default 4) */
@@ -52,6 +54,24 @@ static void short_slice(void) {
     syscall(SYS_sched_setattr, 0, &a, 0);
 }
 
+/* Process p on the (p mod k)-th allowed CPU, when FLOOR_PIN=1. */
+static void pin(int p) {
+    const char *env = getenv("FLOOR_PIN");
+    if (!env || atoi(env) != 1) return;
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+    int k = CPU_COUNT(&allowed), seen = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &allowed)) continue;
+        if (seen++ == p % k) {
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            sched_setaffinity(0, sizeof one, &one);
+            return;
+        }
+    }
+}
+
 static void barrier(struct shared *s, long b, int npes, int use_futex) {
     if (__atomic_add_fetch(&s->count, 1, __ATOMIC_ACQ_REL) == (long)npes * b) {
         __atomic_store_n(&s->release, (uint32_t)b, __ATOMIC_RELEASE);
@@ -78,6 +98,7 @@ static void run(int npes, int use_futex) {
     for (int p = 0; p < npes; p++) {
         if (fork() == 0) {
             short_slice();
+            pin(p);
             long b = 0;
             for (int batch = 0; batch < BATCHES; batch++) {
                 barrier(s, ++b, npes, use_futex);
