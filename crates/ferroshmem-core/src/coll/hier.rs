@@ -168,7 +168,9 @@ impl<'a> Op<'a> {
 
     /// Waits until `messages` counted messages arrived since this PE read `base`.
     fn wait_counted(&self, base: u64, messages: usize) {
-        self.wait_word(self.rt.my_pe, W_COUNTED, base + messages as u64);
+        let (word, value) = (self.word(self.rt.my_pe, W_COUNTED), base + messages as u64);
+        // Only messages from other hosts count here (`Runtime::put_counted`).
+        self.rt.wait_until_remote(|| word.load(Ordering::Acquire) >= value);
     }
 }
 

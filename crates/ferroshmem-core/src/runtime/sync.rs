@@ -258,12 +258,14 @@ impl Runtime {
             // A condition that only the network makes true: sleep on the worker's descriptor,
             // still holding the worker (docs/ARCHITECTURE.md, "Who progresses the worker").
             if fed == Fed::Network {
-                let mut watch = None;
+                // Started before the first sleep, as the doorbell's sleep does: the hang
+                // reports stamp when the call began to block.
+                let mut watch = wait::Watch::start();
                 while let Some(done) = net.sleep_on_worker(NETWORK_SLEEP_LOOK, ready) {
                     if done {
                         return;
                     }
-                    watch.get_or_insert_with(wait::Watch::start).look();
+                    watch.look();
                 }
             }
             busy.hand_over();

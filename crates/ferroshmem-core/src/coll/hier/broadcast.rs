@@ -261,7 +261,9 @@ fn broadcast_ring(
         }
         send_on(src);
     } else if mine != root_group && op.is_leader() {
-        wait_word(rt.my_pe, RING_FLAG_WORD + e, landed);
+        // Raised only by our parent, a leader of another host, by the network.
+        let flag = word(rt.my_pe, RING_FLAG_WORD + e);
+        rt.wait_until_remote(|| flag.load(Ordering::Acquire) >= landed);
         // SAFETY: the entry holds this broadcast's bytes (its flag is up) and is not written
         // again before our credit says we read it; our destination is ours.
         unsafe { copy(dest, rt.stage_addr(slot) + NET_RING + e * RING_ENTRY_BYTES, nbytes) };
