@@ -136,6 +136,16 @@ pub fn sleep_stats() -> (u64, u64) {
 /// Longest futex sleep of [`wait_until_rung`].
 pub const RUNG_SLEEP_MAX: Duration = Duration::from_secs(1);
 
+/// First futex sleep bound of [`wait_until_rung`] (doubled after each timeout): longer than
+/// the kernel's tick (1-10 ms), so that the sleep's timer is never the CPU's next event. A
+/// timer due before the tick makes the kernel program the CPU's timer device when the sleep
+/// starts and again when an early wake cancels it, which in a virtual machine is two exits to
+/// the hypervisor per sleep: 4 PEs on this VM's 2 cores beside 2 busy loops, whose syncs
+/// sleep each time, took 61-78 µs per barrier with a first bound of 2 ms and 45-60 with 100
+/// (`SHMEMX_SLEEP_TIMEOUT_MS=100`, three alternations). These waits need no safety net: every
+/// writer of their words rings.
+const RUNG_FIRST_SLEEP: Duration = Duration::from_millis(64);
+
 /// Waits until `ready()` holds. `owner` is the control block of the PE whose memory the
 /// condition reads: writers to that PE ring its doorbell.
 #[inline]
@@ -216,7 +226,10 @@ fn wait_slow(
     if !sleep_at_once && yield_until(policy.yield_for, ready) {
         return;
     }
-    let mut sleep = policy.sleep_for;
+    let mut sleep = match writers {
+        Writers::Any => policy.sleep_for,
+        Writers::Fenced => RUNG_FIRST_SLEEP.max(policy.sleep_for).min(max_sleep),
+    };
     // Only waits that sleep read the clock: when this one began to block (for hang reports),
     // and after each wake-up whether it has waited long enough for a report.
     let mut watch = Watch::start();
