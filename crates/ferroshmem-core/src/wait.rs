@@ -136,14 +136,14 @@ pub fn sleep_stats() -> (u64, u64) {
 /// Longest futex sleep of [`wait_until_rung`].
 pub const RUNG_SLEEP_MAX: Duration = Duration::from_secs(1);
 
-/// First futex sleep bound of [`wait_until_rung`] (doubled after each timeout): longer than
-/// the kernel's tick (1-10 ms), so that the sleep's timer is never the CPU's next event. A
-/// timer due before the tick makes the kernel program the CPU's timer device when the sleep
-/// starts and again when an early wake cancels it, which in a virtual machine is two exits to
-/// the hypervisor per sleep: 4 PEs on this VM's 2 cores beside 2 busy loops, whose syncs
-/// sleep each time, took 61-78 µs per barrier with a first bound of 2 ms and 45-60 with 100
-/// (`SHMEMX_SLEEP_TIMEOUT_MS=100`, three alternations). These waits need no safety net: every
-/// writer of their words rings.
+/// First futex sleep bound of [`wait_until_rung`] (doubled after each timeout). These waits
+/// need no safety net (every writer of their words rings), and a short bound costs on a busy
+/// machine: a sync's sleep that outlasts it (its waker queued behind a busy program's slice)
+/// times out, wakes, looks and sleeps again, a wake-up and two switches on a core already
+/// short of time, and its timer fires before the kernel's tick. 4 PEs on this VM's 2 cores
+/// beside 2 busy loops, 10 000 barriers: with a first bound of 2 ms, 720-890 timer interrupts
+/// on the 2 CPUs (the tick alone is about 400) and 82-92 µs per barrier; with 64 ms, 337-444
+/// and 63-80 µs (three alternations, `perf stat -a -e irq_vectors:local_timer_entry`).
 const RUNG_FIRST_SLEEP: Duration = Duration::from_millis(64);
 
 /// Waits until `ready()` holds. `owner` is the control block of the PE whose memory the
