@@ -96,11 +96,7 @@ pub unsafe fn test<T: SyncWord>(
 ) -> Result<bool> {
     check_local(rt, routine, ivar)?;
     // SAFETY: as above.
-    let holds = cmp.holds(unsafe { T::load(ivar) }, value);
-    if !holds {
-        rt.after_failed_test();
-    }
-    Ok(holds)
+    Ok(rt.after_test(cmp.holds(unsafe { T::load(ivar) }, value)))
 }
 
 /// One array of watched variables with its status mask and per-element comparison values.
@@ -240,11 +236,7 @@ pub unsafe fn wait_some<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>, indices: *m
 /// As [`wait_all`].
 pub unsafe fn test_all<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>) -> bool {
     // SAFETY: forwarded contract.
-    let all = unsafe { set.all() };
-    if !all {
-        rt.after_failed_test();
-    }
-    all
+    rt.after_test(unsafe { set.all() })
 }
 
 /// `test_any[_vector]`: index or `usize::MAX`.
@@ -253,10 +245,9 @@ pub unsafe fn test_all<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>) -> bool {
 /// As [`wait_all`].
 pub unsafe fn test_any<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>) -> usize {
     // SAFETY: forwarded contract.
-    unsafe { set.any(&TEST_ANY_CURSOR) }.unwrap_or_else(|| {
-        rt.after_failed_test();
-        usize::MAX
-    })
+    let found = unsafe { set.any(&TEST_ANY_CURSOR) };
+    rt.after_test(found.is_some());
+    found.unwrap_or(usize::MAX)
 }
 
 /// `test_some[_vector]`.
@@ -266,9 +257,7 @@ pub unsafe fn test_any<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>) -> usize {
 pub unsafe fn test_some<T: SyncWord>(rt: &Runtime, set: &WaitSet<T>, indices: *mut usize) -> usize {
     // SAFETY: forwarded contract.
     let found = unsafe { set.some(indices) };
-    if found == 0 {
-        rt.after_failed_test();
-    }
+    rt.after_test(found > 0);
     found
 }
 
@@ -400,16 +389,10 @@ pub fn test_lock(rt: &Runtime, lock: *const i64) -> Result<bool> {
     const ROUTINE: &str = "shmem_test_lock";
     let word = LockWord::of(rt, ROUTINE, lock)?;
     let w = word.amo(rt, ROUTINE, AmoOp::Fetch)?;
-    if (w >> 32) as u32 != w as u32 {
-        rt.after_failed_test();
-        return Ok(false);
-    }
-    let next = w.wrapping_add(TICKET);
-    let taken = word.amo(rt, ROUTINE, AmoOp::CompareSwap { cond: w, value: next })? == w;
-    if !taken {
-        rt.after_failed_test();
-    }
-    Ok(taken)
+    // Free (the next ticket is the one served), and still so when we take the next ticket.
+    let taken = (w >> 32) as u32 == w as u32
+        && word.amo(rt, ROUTINE, AmoOp::CompareSwap { cond: w, value: w.wrapping_add(TICKET) })? == w;
+    Ok(rt.after_test(taken))
 }
 
 /// `shmem_clear_lock`: completes this PE's writes, then serves the next ticket.

@@ -150,7 +150,8 @@ fn pes_with_different_affinity_agree() {
 /// (taskset); each PE prints the CPUs the kernel lets it use.
 #[test]
 fn pes_are_pinned_round_robin_when_they_outnumber_cpus_else_to_slices() {
-    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+    let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if online < 2 {
         eprintln!("one CPU: nothing to pin round-robin");
         return;
     }
@@ -165,9 +166,8 @@ fn pes_are_pinned_round_robin_when_they_outnumber_cpus_else_to_slices() {
         ("0,1", "core", "2", ["0", "1", "", ""]),
         ("0-2", "auto", "2", ["0", "1-2", "", ""]),
     ];
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     for (allowed, bind, n, want) in cases {
-        if allowed == "0-2" && cpus < 3 {
+        if allowed == "0-2" && online < 3 {
             continue;
         }
         let args =

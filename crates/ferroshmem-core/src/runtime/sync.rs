@@ -117,8 +117,9 @@ impl Runtime {
         }
     }
 
-    /// Called by a test routine (`shmem_test*`, `shmem_test_lock`) whose condition did not
-    /// hold. When PEs outnumber cores the program is most likely polling in a loop, and the PE
+    /// Called by every test routine (`shmem_test*`, `shmem_test_lock`) with whether its
+    /// condition `held`, which it returns. When it did not and PEs outnumber cores, the program
+    /// is most likely polling in a loop, and the PE
     /// that must make the condition true may be waiting for this core: yield it, as a wait of
     /// the library would. Without the yield a polling PE kept its core until the scheduler's
     /// tick: 4 PEs on 2 cores passing batches of puts round a ring and polling with
@@ -127,10 +128,11 @@ impl Runtime {
     /// nothing is done: the partner runs elsewhere, and a yield would hand the core to any
     /// other process of the machine for a whole time slice.
     #[inline]
-    pub fn after_failed_test(&self) {
-        if self.wait.oversubscribed {
+    pub fn after_test(&self, held: bool) -> bool {
+        if !held && self.wait.oversubscribed {
             std::thread::yield_now();
         }
+        held
     }
 
     /// Waits until `ready()`; `owner` is the PE whose memory it reads.

@@ -172,20 +172,17 @@ impl<'a> Op<'a> {
         self.rt.store_slot_word(self.routine, pe, self.team.slot, W_FLAGS + self.groups.mine(), value);
     }
 
-    /// Waits until group `g`'s flag on `owner` (a PE of this host) reaches `value`.
-    pub(crate) fn wait_flag(&self, owner: usize, g: usize, value: u64) {
-        self.wait_word_from_hosts(owner, W_FLAGS + g, value);
+    /// Waits until group `g`'s flag on this leader reaches `value`.
+    pub(crate) fn wait_flag(&self, g: usize, value: u64) {
+        self.wait_from_hosts(W_FLAGS + g, value);
     }
 
-    /// [`Self::wait_word`] for a word that only leaders of other hosts raise, by the network:
-    /// on this PE's own slot the wait sleeps on the worker (see [`Self::wait_raised`]).
-    fn wait_word_from_hosts(&self, owner: usize, w: usize, value: u64) {
-        if owner == self.rt.my_pe {
-            let word = self.word(owner, w);
-            self.rt.wait_until_remote(|| word.load(Ordering::Acquire) >= value);
-        } else {
-            self.wait_word(owner, w, value);
-        }
+    /// Waits until word `w` of this PE's own slot reaches `value`, a word that only leaders
+    /// of other hosts raise, by the network: the wait sleeps on the worker
+    /// (`Runtime::wait_until_remote`).
+    fn wait_from_hosts(&self, w: usize, value: u64) {
+        let word = self.word(self.rt.my_pe, w);
+        self.rt.wait_until_remote(|| word.load(Ordering::Acquire) >= value);
     }
 
     /// Sends `bytes` to `offset` of world PE `pe`'s staging area (a PE of another host) and
@@ -204,17 +201,17 @@ impl<'a> Op<'a> {
         );
     }
 
-    /// Waits until group `g`'s message flag of staged exchange `exchange` on `owner` (a PE of
-    /// this host) reaches `value`.
-    pub(crate) fn wait_msg_flag(&self, owner: usize, g: usize, exchange: u64, value: u64) {
-        self.wait_word_from_hosts(owner, msg_flag(g, exchange), value);
+    /// Waits until group `g`'s message flag of staged exchange `exchange` on this leader
+    /// reaches `value`.
+    pub(crate) fn wait_msg_flag(&self, g: usize, exchange: u64, value: u64) {
+        self.wait_from_hosts(msg_flag(g, exchange), value);
     }
 
     /// Waits until every other group's message flag of staged exchange `exchange` on this PE
     /// reaches `value`.
     pub(crate) fn wait_msg_flags(&self, exchange: u64, value: u64) {
         for g in self.groups.others() {
-            self.wait_msg_flag(self.rt.my_pe, g, exchange, value);
+            self.wait_msg_flag(g, exchange, value);
         }
     }
 
@@ -272,7 +269,7 @@ impl<'a> Op<'a> {
                 self.signal(self.leader_of(g), v);
             }
             for g in self.groups.others() {
-                self.wait_flag(self.rt.my_pe, g, v);
+                self.wait_flag(g, v);
             }
             return;
         }
@@ -282,7 +279,7 @@ impl<'a> Op<'a> {
         while dist < l {
             let to = self.leader_of((me + dist) % l);
             self.rt.store_slot_word(self.routine, to, self.team.slot, round, self.epoch);
-            self.wait_word_from_hosts(self.rt.my_pe, round, self.epoch);
+            self.wait_from_hosts(round, self.epoch);
             dist <<= 1;
             round += 1;
             self.rt.fence();
@@ -355,7 +352,7 @@ impl Op<'_> {
 
     /// Waits until this leader's word `w` reaches this operation's value.
     pub(crate) fn wait_raised(&self, w: usize) {
-        self.wait_word_from_hosts(self.rt.my_pe, w, self.flag_value(0));
+        self.wait_from_hosts(w, self.flag_value(0));
     }
 }
 

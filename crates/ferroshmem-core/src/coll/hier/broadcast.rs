@@ -81,7 +81,7 @@ pub(in crate::coll) fn broadcast(
             return wide::broadcast_send(&op, root_group, dest, from, nbytes);
         }
         for g in groups.others() {
-            op.wait_flag(op.rt.my_pe, g, entered);
+            op.wait_flag(g, entered);
             op.send_counted(op.leader_of(g), dest, from, nbytes)?;
         }
         Ok(())
@@ -363,7 +363,7 @@ fn broadcast_staged(
             for g in groups.others() {
                 op.send_staged(op.leader_of(g), first + c, half(c), &[], entered(c));
             }
-            op.wait_msg_flag(rt.my_pe, root_group, first + c, landed(c));
+            op.wait_msg_flag(root_group, first + c, landed(c));
             let (lo, len) = part(c);
             // SAFETY: chunk c landed in our staging area (the root group's flag is up) and
             // stays until a later exchange; our destination is ours.
